@@ -1,0 +1,43 @@
+"""Schema migrations with Alembic, run from code (no alembic.ini to find)."""
+
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine, text
+
+import migrations
+
+_LOCK_KEY = 0x666F6C696F  # "folio": one migration at a time across processes
+
+
+def alembic_config(engine: Engine) -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(Path(migrations.__file__).parent))
+    config.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False).replace("%", "%%"))
+    return config
+
+
+def upgrade(engine: Engine, revision: str = "head") -> None:
+    """Bring the schema to `revision`; concurrent callers wait for each other."""
+    _run(engine, lambda config: command.upgrade(config, revision))
+
+
+def downgrade(engine: Engine, revision: str) -> None:
+    _run(engine, lambda config: command.downgrade(config, revision))
+
+
+def current_revision(engine: Engine) -> str | None:
+    with engine.connect() as connection:
+        exists = connection.execute(text("SELECT to_regclass('alembic_version')")).scalar()
+        if exists is None:
+            return None
+        return connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
+
+
+def _run(engine: Engine, action) -> None:
+    config = alembic_config(engine)
+    with engine.begin() as connection:
+        connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LOCK_KEY})
+        config.attributes["connection"] = connection
+        action(config)

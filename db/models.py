@@ -1,0 +1,210 @@
+"""The relational schema: documents, their sources, pages, blocks, tables, cells, formulas, runs."""
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    func,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+DOCUMENT_STATUSES = ("pending", "processing", "done", "failed", "quarantined")
+PAGE_STATUSES = ("done", "failed", "quarantined")
+BLOCK_TYPES = (
+    "title", "text", "list_item", "table", "formula", "figure",
+    "caption", "header", "footer", "footnote", "page_number",
+)
+
+
+def _one_of(column: str, values: tuple[str, ...]) -> str:
+    return f"{column} IN ({', '.join(repr(v) for v in values)})"
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Document(Base):
+    """One distinct file, by the sha256 of its bytes."""
+
+    __tablename__ = "documents"
+    __table_args__ = (CheckConstraint(_one_of("status", DOCUMENT_STATUSES), name="documents_status_valid"),)
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    status: Mapped[str] = mapped_column(String(16), default="pending", index=True)
+    error: Mapped[str | None] = mapped_column(Text)
+    page_count: Mapped[int | None] = mapped_column(Integer)
+    size_bytes: Mapped[int] = mapped_column(BigInteger)
+    first_source: Mapped[str] = mapped_column(Text)
+    metadata_: Mapped[dict[str, Any]] = mapped_column("metadata", JSONB, default=dict)
+    claimed_by: Mapped[str | None] = mapped_column(String(64))
+    claimed_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    updated_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
+    )
+
+    sources: Mapped[list["DocumentSource"]] = relationship(back_populates="document", order_by="DocumentSource.id")
+    pages: Mapped[list["Page"]] = relationship(back_populates="document", order_by="Page.page_no")
+
+
+class DocumentSource(Base):
+    """A path or URI at which a document's bytes were seen."""
+
+    __tablename__ = "document_sources"
+    __table_args__ = (UniqueConstraint("document_id", "uri", name="document_sources_document_uri_key"),)
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    document_id: Mapped[int] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"))
+    uri: Mapped[str] = mapped_column(Text, index=True)
+    size_bytes: Mapped[int] = mapped_column(BigInteger)
+    modified_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    etag: Mapped[str | None] = mapped_column(Text)
+    first_seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    last_seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+    document: Mapped[Document] = relationship(back_populates="sources")
+
+
+class Page(Base):
+    """One page of a document and how it was read."""
+
+    __tablename__ = "pages"
+    __table_args__ = (
+        UniqueConstraint("document_id", "page_no", name="pages_document_page_key"),
+        CheckConstraint(_one_of("status", PAGE_STATUSES), name="pages_status_valid"),
+        CheckConstraint("page_no >= 1", name="pages_page_no_positive"),
+    )
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    document_id: Mapped[int] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"))
+    page_no: Mapped[int] = mapped_column(Integer)
+    width: Mapped[float | None] = mapped_column(Float)  # None only for a page that failed to load
+    height: Mapped[float | None] = mapped_column(Float)
+    text_layer: Mapped[bool | None] = mapped_column(Boolean)
+    fingerprint: Mapped[str | None] = mapped_column(String(64), index=True)
+    status: Mapped[str] = mapped_column(String(16))
+    error: Mapped[str | None] = mapped_column(Text)
+    engine_version: Mapped[str | None] = mapped_column(String(32))
+    parse_seconds: Mapped[float | None] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+    document: Mapped[Document] = relationship(back_populates="pages")
+    blocks: Mapped[list["Block"]] = relationship(
+        back_populates="page", order_by="Block.reading_order", cascade="all, delete-orphan"
+    )
+
+
+class Block(Base):
+    """A layout region of a page, in reading order; bbox in PDF points from the top-left."""
+
+    __tablename__ = "blocks"
+    __table_args__ = (
+        UniqueConstraint("page_id", "reading_order", name="blocks_page_order_key"),
+        CheckConstraint(_one_of("type", BLOCK_TYPES), name="blocks_type_valid"),
+        CheckConstraint("confidence IS NULL OR confidence BETWEEN 0 AND 1", name="blocks_confidence_range"),
+        CheckConstraint("x0 <= x1 AND y0 <= y1", name="blocks_bbox_ordered"),
+    )
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    page_id: Mapped[int] = mapped_column(ForeignKey("pages.id", ondelete="CASCADE"))
+    reading_order: Mapped[int] = mapped_column(Integer)
+    type: Mapped[str] = mapped_column(String(16))
+    x0: Mapped[float] = mapped_column(Float)
+    y0: Mapped[float] = mapped_column(Float)
+    x1: Mapped[float] = mapped_column(Float)
+    y1: Mapped[float] = mapped_column(Float)
+    text: Mapped[str] = mapped_column(Text, default="")
+    confidence: Mapped[float | None] = mapped_column(Float)
+
+    page: Mapped[Page] = relationship(back_populates="blocks")
+    table: Mapped["PageTable | None"] = relationship(back_populates="block", cascade="all, delete-orphan")
+    formula: Mapped["Formula | None"] = relationship(back_populates="block", cascade="all, delete-orphan")
+
+
+class PageTable(Base):
+    """The structure of a table block (SQL name: tables)."""
+
+    __tablename__ = "tables"
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    block_id: Mapped[int] = mapped_column(ForeignKey("blocks.id", ondelete="CASCADE"), unique=True)
+    n_rows: Mapped[int] = mapped_column(Integer)
+    n_cols: Mapped[int] = mapped_column(Integer)
+    html: Mapped[str] = mapped_column(Text)
+
+    block: Mapped[Block] = relationship(back_populates="table")
+    cells: Mapped[list["TableCell"]] = relationship(
+        back_populates="table", order_by="(TableCell.row, TableCell.col)", cascade="all, delete-orphan"
+    )
+
+
+class TableCell(Base):
+    """One cell of a table, at its top-left grid slot, with its spans."""
+
+    __tablename__ = "table_cells"
+    __table_args__ = (
+        UniqueConstraint("table_id", "row", "col", name="table_cells_slot_key"),
+        CheckConstraint("row >= 0 AND col >= 0 AND row_span >= 1 AND col_span >= 1", name="table_cells_grid_valid"),
+    )
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"))
+    row: Mapped[int] = mapped_column(Integer)
+    col: Mapped[int] = mapped_column(Integer)
+    row_span: Mapped[int] = mapped_column(Integer, default=1)
+    col_span: Mapped[int] = mapped_column(Integer, default=1)
+    text: Mapped[str] = mapped_column(Text, default="")
+    is_header: Mapped[bool] = mapped_column(Boolean, default=False)
+
+    table: Mapped[PageTable] = relationship(back_populates="cells")
+
+
+class Formula(Base):
+    """The LaTeX of a display-formula block."""
+
+    __tablename__ = "formulas"
+    __table_args__ = (
+        CheckConstraint("confidence IS NULL OR confidence BETWEEN 0 AND 1", name="formulas_confidence_range"),
+    )
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    block_id: Mapped[int] = mapped_column(ForeignKey("blocks.id", ondelete="CASCADE"), unique=True)
+    latex: Mapped[str] = mapped_column(Text)
+    display: Mapped[bool] = mapped_column(Boolean, default=True)
+    confidence: Mapped[float | None] = mapped_column(Float)
+
+    block: Mapped[Block] = relationship(back_populates="formula")
+
+
+class Run(Base):
+    """One run of the digitize flow and what became of every file it listed."""
+
+    __tablename__ = "runs"
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    flow_run_id: Mapped[str | None] = mapped_column(String(64), index=True)
+    source: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(16), default="running")
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    files_listed: Mapped[int] = mapped_column(Integer, default=0)
+    documents_done: Mapped[int] = mapped_column(Integer, default=0)
+    documents_duplicate: Mapped[int] = mapped_column(Integer, default=0)
+    documents_failed: Mapped[int] = mapped_column(Integer, default=0)
+    documents_quarantined: Mapped[int] = mapped_column(Integer, default=0)
+    pages_parsed: Mapped[int] = mapped_column(Integer, default=0)
+    seconds: Mapped[float | None] = mapped_column(Float)
+

@@ -1,0 +1,114 @@
+"""Writes and reads of the processing state: claims, sources, page sets, document outcomes, runs."""
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.orm import Session
+
+from db.models import Document, DocumentSource, Page, Run
+
+FINISHED = ("done", "failed", "quarantined")
+
+
+@dataclass(frozen=True)
+class SourceRecord:
+    """Where a file was seen: path or URI, size, modification time or ETag."""
+
+    uri: str
+    size_bytes: int
+    modified_at: datetime | None = None
+    etag: str | None = None
+
+
+def claim_document(session: Session, sha256: str, source: SourceRecord) -> tuple[int, bool]:
+    """(document id, True if this call created it); the source is recorded either way."""
+    created = session.execute(
+        insert(Document)
+        .values(sha256=sha256, status="pending", size_bytes=source.size_bytes, first_source=source.uri, metadata_={})
+        .on_conflict_do_nothing(index_elements=[Document.sha256])
+        .returning(Document.id)
+    ).scalar()
+    document_id = created or session.execute(select(Document.id).where(Document.sha256 == sha256)).scalar_one()
+    add_source(session, document_id, source)
+    return document_id, created is not None
+
+
+def add_source(session: Session, document_id: int, source: SourceRecord) -> None:
+    values = {"size_bytes": source.size_bytes, "modified_at": source.modified_at, "etag": source.etag}
+    session.execute(
+        insert(DocumentSource)
+        .values(document_id=document_id, uri=source.uri, **values)
+        .on_conflict_do_update(constraint="document_sources_document_uri_key", set_={**values, "last_seen_at": func.now()})
+    )
+
+
+def document_status(session: Session, document_id: int) -> str:
+    return session.execute(select(Document.status).where(Document.id == document_id)).scalar_one()
+
+
+def start_processing(session: Session, document_id: int, page_count: int, metadata: dict[str, Any]) -> None:
+    session.execute(
+        update(Document)
+        .where(Document.id == document_id)
+        .values(status="processing", page_count=page_count, metadata_=metadata, error=None)
+    )
+
+
+def fail_document(session: Session, document_id: int, error: str) -> None:
+    session.execute(update(Document).where(Document.id == document_id).values(status="failed", error=error))
+
+
+def stored_page_numbers(session: Session, document_id: int) -> set[int]:
+    return set(session.execute(select(Page.page_no).where(Page.document_id == document_id)).scalars())
+
+
+def finish_documents(session: Session, document_ids: list[int]) -> dict[int, str]:
+    """Set each document's final status from its pages; returns {id: status}.
+
+    All pages stored: done (quarantined if any page is, failed if none could be read).
+    Pages missing: the document stays as it is, to be completed by a later run.
+    """
+    outcome: dict[int, str] = {}
+    for document in session.execute(select(Document).where(Document.id.in_(document_ids))).scalars():
+        if document.status in FINISHED:
+            outcome[document.id] = document.status
+            continue
+        counts = dict(
+            session.execute(
+                select(Page.status, func.count()).where(Page.document_id == document.id).group_by(Page.status)
+            ).all()
+        )
+        if sum(counts.values()) < (document.page_count or 0):
+            outcome[document.id] = document.status
+            continue
+        failed = counts.get("failed", 0)
+        if failed == document.page_count:
+            document.status = "failed"
+        elif counts.get("quarantined", 0):
+            document.status = "quarantined"
+        else:
+            document.status = "done"
+        if failed and document.status != "failed":
+            document.error = f"{failed} of {document.page_count} pages could not be read"
+        elif failed:
+            document.error = document.error or "no page could be read"
+        outcome[document.id] = document.status
+    return outcome
+
+
+def start_run(session: Session, source: str, flow_run_id: str | None) -> int:
+    run = Run(source=source, flow_run_id=flow_run_id, status="running")
+    session.add(run)
+    session.flush()
+    return run.id
+
+
+def finish_run(session: Session, run_id: int, status: str, counts: dict[str, int], seconds: float) -> None:
+    session.execute(
+        update(Run)
+        .where(Run.id == run_id)
+        .values(status=status, finished_at=func.now(), seconds=seconds, **counts)
+    )

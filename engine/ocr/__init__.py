@@ -1,0 +1,1 @@
+"""PP-OCR text detection and recognition on ONNX Runtime, batched across pages."""

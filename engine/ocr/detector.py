@@ -1,0 +1,106 @@
+"""Text-line detection: DB probability maps from PP-OCR det, turned into line boxes."""
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from engine.runtime import OnnxModel
+
+PixelBox = tuple[int, int, int, int]  # x0, y0, x1, y1 in pixels of the page image
+
+
+@dataclass(frozen=True)
+class Detection:
+    """A text line: its (possibly slightly rotated) quadrilateral, upright bounding box and score."""
+
+    quad: np.ndarray  # 4x2 float32, clockwise from top-left, in page-image pixels
+    box: PixelBox
+    line_height: float  # the quad's short side, in pixels
+    score: float
+
+
+class TextDetector:
+    """Finds text lines on page images; images of the same size run as one batch."""
+
+    def __init__(self, model: OnnxModel, max_side: int = 2048, max_batch: int = 4,
+                 threshold: float = 0.3, box_threshold: float = 0.5, unclip_ratio: float = 1.6,
+                 min_height: int = 6):
+        self.model = model
+        self.max_side = max_side
+        self.max_batch = max_batch
+        self.threshold = threshold
+        self.box_threshold = box_threshold
+        self.unclip_ratio = unclip_ratio
+        self.min_height = min_height
+
+    def __call__(self, images: list[np.ndarray]) -> list[list[Detection]]:
+        """For each RGB image, its text lines in that image's pixels."""
+        results: list[list[Detection]] = [[] for _ in images]
+        by_shape: dict[tuple[int, int], list[int]] = defaultdict(list)
+        for index, image in enumerate(images):
+            by_shape[image.shape[:2]].append(index)
+        for (height, width), indices in by_shape.items():
+            in_h, in_w = self._input_size(height, width)
+            for start in range(0, len(indices), self.max_batch):
+                chunk = indices[start:start + self.max_batch]
+                batch = np.stack([_normalize(cv2.resize(images[i], (in_w, in_h))) for i in chunk])
+                maps = self.model(batch)[:, 0]
+                for i, prob in zip(chunk, maps):
+                    results[i] = self._boxes(prob, width / in_w, height / in_h, width, height)
+        return results
+
+    def _input_size(self, height: int, width: int) -> tuple[int, int]:
+        scale = min(1.0, self.max_side / max(height, width))
+        return (max(32, int(round(height * scale / 32)) * 32), max(32, int(round(width * scale / 32)) * 32))
+
+    def _boxes(self, prob: np.ndarray, sx: float, sy: float, width: int, height: int) -> list[Detection]:
+        mask = (prob > self.threshold).astype(np.uint8)
+        mask = cv2.dilate(mask, np.ones((2, 2), np.uint8))
+        contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+        found = []
+        for contour in contours:
+            (cx, cy), (w, h), angle = cv2.minAreaRect(contour)
+            if min(w, h) < 3:
+                continue
+            x, y, bw, bh = cv2.boundingRect(contour)
+            score = float(prob[y:y + bh, x:x + bw][mask[y:y + bh, x:x + bw] > 0].mean())
+            if score < self.box_threshold:
+                continue
+            grow = w * h * self.unclip_ratio / (w + h)  # DB's unclip distance for a rectangle, on both sides
+            quad = cv2.boxPoints(((cx, cy), (w + grow, h + grow), angle)) * np.array([sx, sy], dtype=np.float32)
+            quad = _clockwise_from_top_left(quad)
+            x0, y0 = np.clip(quad.min(axis=0), 0, [width, height])
+            x1, y1 = np.clip(quad.max(axis=0), 0, [width, height])
+            line_height = float(min(np.linalg.norm(quad[0] - quad[3]), np.linalg.norm(quad[0] - quad[1])))
+            if line_height >= self.min_height and x1 > x0:
+                found.append(Detection(quad, (int(x0), int(y0), int(x1), int(y1)), line_height, score))
+        return found
+
+
+def _clockwise_from_top_left(quad: np.ndarray) -> np.ndarray:
+    """Corners ordered top-left, top-right, bottom-right, bottom-left."""
+    by_x = quad[np.argsort(quad[:, 0])]
+    left, right = by_x[:2], by_x[2:]
+    top_left, bottom_left = left[np.argsort(left[:, 1])]
+    top_right, bottom_right = right[np.argsort(right[:, 1])]
+    return np.array([top_left, top_right, bottom_right, bottom_left], dtype=np.float32)
+
+
+def crop_line(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """The quadrilateral cut out of the image and warped upright."""
+    width = int(round(max(np.linalg.norm(quad[0] - quad[1]), np.linalg.norm(quad[3] - quad[2]))))
+    height = int(round(max(np.linalg.norm(quad[0] - quad[3]), np.linalg.norm(quad[1] - quad[2]))))
+    target = np.array([[0, 0], [width, 0], [width, height], [0, height]], dtype=np.float32)
+    matrix = cv2.getPerspectiveTransform(quad, target)
+    crop = cv2.warpPerspective(image, matrix, (max(1, width), max(1, height)), borderMode=cv2.BORDER_REPLICATE,
+                               flags=cv2.INTER_CUBIC)
+    if height > 1.5 * width:  # a vertical line of text: turn it to read left to right
+        crop = np.rot90(crop)
+    return crop
+
+
+def _normalize(image: np.ndarray) -> np.ndarray:
+    """RGB HWC uint8 to BGR CHW float32 in [-1, 1], as PP-OCR was trained."""
+    return ((image[..., ::-1].astype(np.float32) / 127.5) - 1.0).transpose(2, 0, 1)

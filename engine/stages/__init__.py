@@ -1,0 +1,1 @@
+"""Pipeline stages: each takes a batch of pages and returns them enriched."""

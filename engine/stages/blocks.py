@@ -1,0 +1,91 @@
+"""Groups a page's lines into blocks: paragraphs, list items, headings, one block per visual unit."""
+
+import re
+
+from engine.types import BBox, Block, Line, PageState
+
+LIST_MARKER = re.compile(r"^([•◦▪‣∙·●○■□►▸\-–—*]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\([ivxlc]+\)|[ivxlc]+\.)\s+\S")
+MAX_GAP = 0.7  # vertical gap between lines of one block, in units of the font size
+MIN_OVERLAP = 0.4  # horizontal overlap with the block, as a share of the narrower of the two
+INDENT = 0.8  # a line starting this many font sizes right of the line above starts a paragraph
+SHORT_LINE = 0.75  # a line ending before this share of the block's width ends a paragraph
+
+
+def union(boxes: list[BBox]) -> BBox:
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+
+
+def join_lines(lines: list[Line]) -> str:
+    """Line texts joined by spaces; a word hyphenated at a line end is joined again."""
+    text = ""
+    for line in lines:
+        piece = line.text.strip()
+        if not piece:
+            continue
+        if len(text) >= 2 and text.endswith("-") and text[-2].isalpha() and piece[0].islower():
+            text = text[:-1] + piece
+        else:
+            text = f"{text} {piece}" if text else piece
+    return text
+
+
+class BlockStage:
+    """Lines to text blocks (typed `text` here; the classify stage refines the type)."""
+
+    def __call__(self, pages: list[PageState]) -> list[PageState]:
+        for page in pages:
+            page.blocks = [
+                Block(type="text", bbox=union([line.bbox for line in group]), lines=group, text=join_lines(group),
+                      confidence=_confidence(group))
+                for group in group_lines(page.lines)
+            ]
+        return pages
+
+
+def _confidence(lines: list[Line]) -> float | None:
+    scores = [line.confidence for line in lines if line.confidence is not None]
+    return sum(scores) / len(scores) if scores else None
+
+
+def group_lines(lines: list[Line]) -> list[list[Line]]:
+    """Each line joins the block right above it when it continues that block, else starts one."""
+    groups: list[list[Line]] = []
+    for line in sorted(lines, key=lambda l: (l.bbox[1], l.bbox[0])):
+        target = _block_above(groups, line)
+        if target is not None and not _starts_paragraph(target, line):
+            target.append(line)
+        else:
+            groups.append([line])
+    return groups
+
+
+def _block_above(groups: list[list[Line]], line: Line) -> list[Line] | None:
+    best, best_gap = None, None
+    for group in groups:
+        last = group[-1]
+        size = max(line.size, last.size)
+        gap = line.bbox[1] - last.bbox[3]
+        if gap > MAX_GAP * size or line.bbox[1] < last.bbox[1] + 0.5 * last.height:
+            continue
+        if abs(line.size - last.size) > 0.15 * size or line.bold != last.bold:
+            continue
+        left, right = min(l.bbox[0] for l in group), max(l.bbox[2] for l in group)
+        overlap = min(right, line.bbox[2]) - max(left, line.bbox[0])
+        if overlap < MIN_OVERLAP * min(right - left, line.width):
+            continue
+        if best_gap is None or gap < best_gap:
+            best, best_gap = group, gap
+    return best
+
+
+def _starts_paragraph(group: list[Line], line: Line) -> bool:
+    if LIST_MARKER.match(line.text):
+        return True
+    if len(group) < 2:
+        return False
+    previous = group[-1]
+    if line.bbox[0] - previous.bbox[0] > INDENT * line.size:
+        return True
+    left = min(l.bbox[0] for l in group)
+    right = max(l.bbox[2] for l in group)
+    return previous.bbox[2] < left + SHORT_LINE * (right - left)

@@ -1,0 +1,104 @@
+"""Types text blocks from typography and position: title, list item, caption, formula, footnote, margins."""
+
+import re
+from collections import Counter
+
+from engine.stages.blocks import LIST_MARKER, join_lines, union
+from engine.types import Block, PageState
+
+PAGE_NUMBER = re.compile(
+    r"^(page\s+)?([-–—]\s*)?(\d{1,4}|[ivxlcdm]{1,6})(\s*[-–—])?(\s*(/|of)\s*\d{1,4})?$", re.IGNORECASE
+)
+CAPTION = re.compile(r"^(table|figure|fig\.|tab\.|chart|plate|map|exhibit|graph)\s*[0-9ivxlc]+[a-z]?\s*[:.]",
+                     re.IGNORECASE)
+FOOTNOTE_MARK = re.compile(r"^([0-9]{1,2}|[*†‡§¶])\s*\S")
+EQUATION_NUMBER = re.compile(r"^\(\s*\d+(\.\d+)?[a-z]?\s*\)$")
+MARGIN = 0.08  # top and bottom share of the page where running headers, footers and folios live
+TITLE_SIZE = 1.15  # a block this much larger than the body text is a heading
+FOOTNOTE_SIZE = 0.92  # footnotes are set smaller than the body
+MATH_SHARE = 0.35  # a short block with at least this share of math characters is a display formula
+MAX_TITLE_CHARS = 200
+MAX_FORMULA_LINES = 6
+
+
+def body_size(blocks: list[Block]) -> float:
+    """The font size that carries the most characters on the page (rounded to half points)."""
+    counts: Counter[float] = Counter()
+    for block in blocks:
+        for line in block.lines:
+            counts[round(line.size * 2) / 2] += len(line.text)
+    return counts.most_common(1)[0][0] if counts else 0.0
+
+
+class ClassifyStage:
+    """Gives each block its type; reading order is left to the next stage."""
+
+    def __call__(self, pages: list[PageState]) -> list[PageState]:
+        for page in pages:
+            body = body_size(page.blocks)
+            for block in page.blocks:
+                block.type = classify(block, body, page.input.height, page.blocks)
+            page.blocks = _attach_equation_numbers(page.blocks)
+        return pages
+
+
+def classify(block: Block, body: float, page_height: float, blocks: list[Block]):
+    text = block.text.strip()
+    top, bottom = block.bbox[1], block.bbox[3]
+    in_top_margin = bottom <= MARGIN * page_height
+    in_bottom_margin = top >= (1 - MARGIN) * page_height
+    small = block.size <= body * 1.05
+    if (in_top_margin or in_bottom_margin) and len(block.lines) == 1 and PAGE_NUMBER.match(text):
+        return "page_number"
+    if in_top_margin and small and len(block.lines) <= 2 and _has_body_below(block, blocks):
+        return "header"
+    if in_bottom_margin and small and len(block.lines) <= 2:
+        return "footer"
+    if _math_share(block) >= MATH_SHARE and len(block.lines) <= MAX_FORMULA_LINES:
+        return "formula"
+    if CAPTION.match(text):
+        return "caption"
+    if _is_heading(block, body, text):
+        return "title"
+    if LIST_MARKER.match(text):
+        return "list_item"
+    if block.size < body * FOOTNOTE_SIZE and FOOTNOTE_MARK.match(text) and top > 0.5 * page_height:
+        return "footnote"
+    return "text"
+
+
+def _is_heading(block: Block, body: float, text: str) -> bool:
+    if not text or len(text) > MAX_TITLE_CHARS or len(block.lines) > 3 or text.endswith((".", ",", ";")):
+        return False
+    larger = body > 0 and block.size >= body * TITLE_SIZE
+    bold = all(line.bold for line in block.lines)
+    return larger or bold
+
+
+def _has_body_below(block: Block, blocks: list[Block]) -> bool:
+    return any(other.bbox[1] > block.bbox[3] for other in blocks if other is not block)
+
+
+def _math_share(block: Block) -> float:
+    chars = sum(len(line.text) for line in block.lines)
+    return sum(line.math * len(line.text) for line in block.lines) / chars if chars else 0.0
+
+
+def _attach_equation_numbers(blocks: list[Block]) -> list[Block]:
+    """An equation number like "(3)" on a formula's row belongs to that formula."""
+    formulas = [b for b in blocks if b.type == "formula"]
+    kept = []
+    for block in blocks:
+        owner = next((f for f in formulas if EQUATION_NUMBER.match(block.text.strip()) and _same_row(f, block)), None)
+        if owner is None:
+            kept.append(block)
+            continue
+        owner.lines = owner.lines + block.lines
+        owner.bbox = union([owner.bbox, block.bbox])
+        owner.text = join_lines(owner.lines)
+    return kept
+
+
+def _same_row(a: Block, b: Block) -> bool:
+    overlap = min(a.bbox[3], b.bbox[3]) - max(a.bbox[1], b.bbox[1])
+    return overlap > 0.3 * min(a.bbox[3] - a.bbox[1], b.bbox[3] - b.bbox[1])

@@ -1,0 +1,65 @@
+"""OCR of pages without a usable text layer: render, detect lines, recognize them, all batched."""
+
+import pymupdf
+
+from engine.ocr.detector import Detection, TextDetector, crop_line
+from engine.ocr.recognizer import TextRecognizer
+from engine.render import render_page, render_scale
+from engine.types import Line, PageState
+
+BLANK_STD = 2.0  # a render whose grey levels vary less than this has nothing to read
+MIN_CONFIDENCE = 0.5  # recognized lines below this are noise (specks, rules, stamps)
+LINE_TO_FONT_SIZE = 0.7  # a detected line box is about this much taller than the font size
+
+
+class PageRenderer:
+    """Renders pages within a pixel budget, opening each PDF once per batch."""
+
+    def __init__(self, dpi: int, max_pixels: int):
+        self.dpi = dpi
+        self.max_pixels = max_pixels
+
+    def __call__(self, pages: list[PageState]) -> None:
+        open_documents: dict[str, pymupdf.Document] = {}
+        try:
+            for page in pages:
+                path = page.input.pdf_path
+                if path not in open_documents:
+                    open_documents[path] = pymupdf.open(path)
+                pdf_page = open_documents[path][page.input.page_index]
+                page.image_scale = render_scale(page.input.width, page.input.height, self.dpi, self.max_pixels)
+                page.image = render_page(pdf_page, page.image_scale)
+        finally:
+            for document in open_documents.values():
+                document.close()
+
+
+class OcrStage:
+    """Reads pages that the text-layer stage left without lines."""
+
+    def __init__(self, renderer: PageRenderer, detector: TextDetector, recognizer: TextRecognizer):
+        self.renderer = renderer
+        self.detector = detector
+        self.recognizer = recognizer
+
+    def __call__(self, pages: list[PageState]) -> list[PageState]:
+        todo = [page for page in pages if not page.use_text_layer]
+        if not todo:
+            return pages
+        self.renderer(todo)
+        inked = [page for page in todo if float(page.image.std()) >= BLANK_STD]
+        detections = self.detector([page.image for page in inked])
+        crops, owners = [], []
+        for page, found in zip(inked, detections):
+            for detection in found:
+                crops.append(crop_line(page.image, detection.quad))
+                owners.append((page, detection))
+        for (text, confidence), (page, detection) in zip(self.recognizer(crops), owners):
+            if text and confidence >= MIN_CONFIDENCE:
+                page.lines.append(_line_in_points(text, confidence, detection, page.image_scale))
+        return pages
+
+
+def _line_in_points(text: str, confidence: float, detection: Detection, scale: float) -> Line:
+    bbox = tuple(float(v) / scale for v in detection.box)
+    return Line(text=text, bbox=bbox, size=LINE_TO_FONT_SIZE * detection.line_height / scale, confidence=confidence)

@@ -1,0 +1,129 @@
+"""What goes into the engine (PageInput), what stages enrich (PageState), what comes out (PageResult)."""
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+BlockType = Literal[
+    "title", "text", "list_item", "table", "formula", "figure",
+    "caption", "header", "footer", "footnote", "page_number",
+]
+BBox = tuple[float, float, float, float]  # x0, y0, x1, y1 in PDF points, origin top-left
+TEXT_TYPES: tuple[BlockType, ...] = ("title", "text", "list_item", "caption", "footnote")
+
+
+@dataclass(slots=True)
+class Span:
+    """A run of text in one font, from the PDF's text layer."""
+
+    text: str
+    bbox: BBox
+    size: float
+    font: str
+    bold: bool
+
+
+@dataclass(slots=True)
+class Line:
+    """One line of text, from the text layer (with spans) or from OCR (with a confidence)."""
+
+    text: str
+    bbox: BBox
+    size: float  # font size in points (OCR: estimated from the line height)
+    bold: bool = False
+    math: float = 0.0  # share of the line's characters set in math fonts or math symbols
+    confidence: float | None = None
+    spans: list[Span] = field(default_factory=list)
+
+    @property
+    def width(self) -> float:
+        return self.bbox[2] - self.bbox[0]
+
+    @property
+    def height(self) -> float:
+        return self.bbox[3] - self.bbox[1]
+
+
+@dataclass(slots=True)
+class PageInput:
+    """A page as the tasks hand it to the engine: where to render it from and its text layer."""
+
+    key: str  # unique within a batch
+    pdf_path: str
+    page_index: int  # 0-based index in the PDF
+    width: float
+    height: float
+    text_lines: list[Line]  # the text layer, [] when the page has none
+    image_boxes: list[BBox] = field(default_factory=list)  # where raster images are drawn
+
+
+@dataclass(slots=True)
+class TableCell:
+    row: int
+    col: int
+    text: str
+    row_span: int = 1
+    col_span: int = 1
+    header: bool = False
+
+
+@dataclass(slots=True)
+class Table:
+    rows: int
+    cols: int
+    cells: list[TableCell]
+    html: str
+
+
+@dataclass(slots=True)
+class Formula:
+    latex: str
+    display: bool = True
+    confidence: float | None = None
+
+
+@dataclass(slots=True)
+class Block:
+    """A typed region of a page; stages fill `lines` and `text`, the order stage sets `order`."""
+
+    type: BlockType
+    bbox: BBox
+    lines: list[Line] = field(default_factory=list)
+    text: str = ""
+    confidence: float | None = None
+    order: int = -1
+    table: Table | None = None
+    formula: Formula | None = None
+
+    @property
+    def size(self) -> float:
+        """The median font size of the block's lines (0 when it has none)."""
+        sizes = sorted(line.size for line in self.lines)
+        return sizes[len(sizes) // 2] if sizes else 0.0
+
+
+@dataclass
+class PageState:
+    """A page on its way through the pipeline; each stage reads and enriches it."""
+
+    input: PageInput
+    use_text_layer: bool = True
+    image: np.ndarray | None = None  # RGB render, when a stage needed pixels
+    image_scale: float = 0.0  # pixels per point of `image`
+    lines: list[Line] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)  # time per stage
+
+
+@dataclass(slots=True)
+class PageResult:
+    """The engine's answer for one page: blocks in reading order."""
+
+    key: str
+    width: float
+    height: float
+    text_layer: bool
+    blocks: list[Block]
+    engine_version: str
+    seconds: float

@@ -1,0 +1,135 @@
+"""The `folio` command line: run, export, sql, status, db."""
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from folio.settings import Settings, get_settings
+
+console = Console()
+
+
+def prepare_environment(settings: Settings) -> None:
+    """Prefect's home under FOLIO_HOME and its telemetry off, before Prefect is first imported."""
+    settings.home_dir.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("PREFECT_HOME", str(settings.prefect_home))
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    os.environ.setdefault("DO_NOT_TRACK", "1")
+    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from flows.digitize import digitize
+
+    summary = digitize(source=args.source, batch_size=args.batch_size)
+    table = Table(title=f"folio run {summary.run_id}: {args.source}")
+    for column in ("files", "done", "duplicate", "failed", "quarantined", "pages", "seconds", "pages/s"):
+        table.add_column(column, justify="right")
+    table.add_row(
+        str(summary.files_listed), str(summary.documents_done), str(summary.documents_duplicate),
+        str(summary.documents_failed), str(summary.documents_quarantined),
+        str(summary.pages_parsed) + (f" (+{summary.pages_failed} failed)" if summary.pages_failed else ""),
+        f"{summary.seconds:.1f}", f"{summary.pages_per_second:.2f}",
+    )
+    console.print(table)
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from db.export import write_exports
+    from db.session import get_engine
+
+    count = write_exports(get_engine(), Path(args.out))
+    console.print(f"{count} documents exported to {args.out}")
+    return 0
+
+
+def cmd_sql(args: argparse.Namespace) -> int:
+    from db.query import read_only_query
+
+    columns, rows = read_only_query(args.query, limit=args.limit)
+    print_rows(columns, rows)
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from db.query import status_counts
+
+    for title, counts in status_counts().items():
+        print_rows([title, "status", "count"], [(title, status, count) for status, count in counts])
+    return 0
+
+
+def cmd_db(args: argparse.Namespace) -> int:
+    from db.migrate import current_revision, downgrade, upgrade
+    from db.session import get_engine
+
+    engine = get_engine()
+    if args.action == "upgrade":
+        upgrade(engine, args.revision or "head")
+    elif args.action == "downgrade":
+        downgrade(engine, args.revision or "-1")
+    console.print(f"schema revision: {current_revision(engine) or 'none'}")
+    return 0
+
+
+def print_rows(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
+    table = Table(show_lines=False)
+    for column in columns:
+        table.add_column(str(column), overflow="fold")
+    for row in rows:
+        table.add_row(*("" if value is None else str(value) for value in row))
+    console.print(table)
+    console.print(f"({len(rows)} rows)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="folio", description="Digitize archives of PDFs into PostgreSQL.")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    run = commands.add_parser("run", help="run the digitize flow on a folder or a PDF")
+    run.add_argument("source", help="a folder (searched recursively) or a PDF file")
+    run.add_argument("--batch-size", type=int, default=None, help="pages per batch task (FOLIO_BATCH_SIZE)")
+    run.set_defaults(handler=cmd_run)
+
+    export = commands.add_parser("export", help="write <sha256>.json per stored document, read from PostgreSQL")
+    export.add_argument("--out", required=True, help="folder to write into")
+    export.set_defaults(handler=cmd_export)
+
+    sql = commands.add_parser("sql", help="run one read-only SQL query and print the rows")
+    sql.add_argument("query")
+    sql.add_argument("--limit", type=int, default=1000, help="print at most this many rows")
+    sql.set_defaults(handler=cmd_sql)
+
+    status = commands.add_parser("status", help="documents and pages by status")
+    status.set_defaults(handler=cmd_status)
+
+    db = commands.add_parser("db", help="schema migrations")
+    db.add_argument("action", choices=("upgrade", "downgrade", "current"))
+    db.add_argument("revision", nargs="?", help="target revision (upgrade: head, downgrade: -1)")
+    db.set_defaults(handler=cmd_db)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    settings = get_settings()
+    prepare_environment(settings)
+    try:
+        return args.handler(args)
+    except (FileNotFoundError, NotImplementedError, ValueError) as error:
+        console.print(f"[red]folio {args.command}: {error}[/red]")
+        return 2
+    finally:
+        from db.session import dispose_engines
+
+        dispose_engines()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

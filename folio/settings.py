@@ -1,0 +1,40 @@
+"""Settings from the environment (prefix FOLIO_), shared by every layer but the engine."""
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """What an operator can set; each field is read from FOLIO_<NAME>."""
+
+    model_config = SettingsConfigDict(env_prefix="FOLIO_", extra="ignore")
+
+    home: Path = Field(default=Path("~/.folio"), description="embedded PostgreSQL data, caches, Prefect home")
+    database_url: str | None = Field(default=None, description="any PostgreSQL; unset: embedded server under home")
+    batch_size: int = Field(default=8, ge=1, le=512, description="pages per parse-and-persist task")
+    workers: int = Field(default=1, ge=1, le=64, description="batch tasks run at once in one process")
+    device: str = Field(default="auto", pattern="^(auto|cpu|cuda)$", description="where models run")
+    ocr_dpi: int = Field(default=150, ge=72, le=600, description="render resolution for OCR")
+    max_page_pixels: int = Field(default=25_000_000, ge=1_000_000, description="pixel budget of one rendered page")
+    max_file_bytes: int = Field(default=2 * 1024**3, ge=1, description="larger files are failed, not read")
+
+    @property
+    def home_dir(self) -> Path:
+        return self.home.expanduser().resolve()
+
+    @property
+    def prefect_home(self) -> Path:
+        return self.home_dir / "prefect"
+
+    @property
+    def pgdata(self) -> Path:
+        return self.home_dir / "pgdata"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process's settings, read once."""
+    return Settings()

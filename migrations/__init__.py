@@ -1,0 +1,1 @@
+"""Alembic revisions of folio's schema (run them with `folio db upgrade`)."""

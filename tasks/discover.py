@@ -1,0 +1,45 @@
+"""Listing a source: every PDF under a folder, or a single file."""
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from prefect import task
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A file found in a source, with what is known before reading it."""
+
+    uri: str
+    path: Path
+    size_bytes: int
+    modified_at: datetime
+
+
+def list_source(source: str) -> list[SourceFile]:
+    """The PDFs of a folder (recursively, by name, hidden files skipped) or the one file given."""
+    if source.startswith("s3://"):
+        raise NotImplementedError("S3 sources arrive with the deployments issue; give a folder or a file")
+    root = Path(source).expanduser()
+    if not root.exists():
+        raise FileNotFoundError(f"source not found: {source}")
+    if root.is_file():
+        paths = [root]
+    else:
+        paths = sorted(
+            p for p in root.rglob("*")
+            if p.is_file() and p.suffix.lower() == ".pdf" and not any(part.startswith(".") for part in p.relative_to(root).parts)
+        )
+    return [_source_file(p.resolve()) for p in paths]
+
+
+def _source_file(path: Path) -> SourceFile:
+    stat = path.stat()
+    return SourceFile(uri=str(path), path=path, size_bytes=stat.st_size,
+                      modified_at=datetime.fromtimestamp(stat.st_mtime, tz=UTC))
+
+
+@task(name="discover")
+def discover(source: str) -> list[SourceFile]:
+    return list_source(source)

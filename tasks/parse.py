@@ -1,0 +1,120 @@
+"""Parsing a batch of pages with the engine and storing them in one transaction."""
+
+import logging
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import pymupdf
+from prefect import task
+from prefect.logging import get_run_logger
+from sqlalchemy import Engine
+
+from db.session import get_engine
+from engine.pipeline import EngineConfig, Pipeline, build_pipeline
+from engine.types import PageInput, PageResult
+from folio.settings import get_settings
+from tasks.pdf import BadDocument, open_pdf, page_fingerprint, page_input
+from tasks.persist import PageOutcome, save_batch
+from tasks.register import Registered
+
+
+@dataclass(frozen=True)
+class PageRef:
+    document_id: int
+    path: str
+    page_no: int  # 1-based
+
+
+@dataclass(frozen=True)
+class Batch:
+    index: int
+    pages: tuple[PageRef, ...]
+
+
+@dataclass(frozen=True)
+class BatchReport:
+    index: int
+    pages: int
+    failed: int
+    seconds: float
+
+
+def make_batches(registered: list[Registered], batch_size: int) -> list[Batch]:
+    """The pages still to parse, in document order, cut into batches of `batch_size`."""
+    refs = [
+        PageRef(item.document_id, str(item.file.path), page_no)
+        for item in registered if item.outcome == "new"
+        for page_no in item.pages_todo
+    ]
+    return [Batch(index, tuple(refs[start:start + batch_size]))
+            for index, start in enumerate(range(0, len(refs), batch_size))]
+
+
+@lru_cache(maxsize=1)
+def get_pipeline() -> Pipeline:
+    """The engine's pipeline, loaded once per worker process."""
+    settings = get_settings()
+    return build_pipeline(EngineConfig(device=settings.device, ocr_dpi=settings.ocr_dpi,
+                                       max_page_pixels=settings.max_page_pixels))
+
+
+def parse_batch_pages(batch: Batch, engine: Engine, pipeline: Pipeline,
+                      log: logging.Logger | logging.LoggerAdapter | None = None) -> BatchReport:
+    """Read, parse and store every page of the batch; a page that fails is stored as failed."""
+    log = log or logging.getLogger(__name__)
+    started = time.perf_counter()
+    inputs, outcomes = _load_pages(batch)
+    results = _run_engine(pipeline, [item for _, item, _ in inputs], log)
+    for ref, item, fingerprint in inputs:
+        result = results.get(item.key)
+        error = None if isinstance(result, PageResult) else result
+        outcomes.append(PageOutcome(ref.document_id, ref.page_no, fingerprint,
+                                    result if error is None else None, error))
+    save_batch(engine, outcomes)
+    failed = sum(1 for outcome in outcomes if outcome.result is None)
+    seconds = time.perf_counter() - started
+    log.info("batch %d: %d pages in %.1f s (%.2f pages/s)%s", batch.index + 1, len(outcomes), seconds,
+             len(outcomes) / seconds if seconds else 0.0, f", {failed} failed" if failed else "")
+    return BatchReport(batch.index, len(outcomes), failed, seconds)
+
+
+def _load_pages(batch: Batch) -> tuple[list[tuple[PageRef, PageInput, str]], list[PageOutcome]]:
+    """Engine inputs and fingerprints for the batch's pages; pages that cannot be read become failures."""
+    loaded, failures = [], []
+    documents: dict[str, pymupdf.Document] = {}
+    try:
+        for ref in batch.pages:
+            try:
+                if ref.path not in documents:
+                    documents[ref.path] = open_pdf(Path(ref.path))
+                page = documents[ref.path][ref.page_no - 1]
+                key = f"{ref.document_id}:{ref.page_no}"
+                loaded.append((ref, page_input(page, key, Path(ref.path)), page_fingerprint(page)))
+            except (BadDocument, RuntimeError, ValueError, IndexError) as error:
+                failures.append(PageOutcome(ref.document_id, ref.page_no, None, error=f"unreadable page: {error}"))
+    finally:
+        for document in documents.values():
+            document.close()
+    return loaded, failures
+
+
+def _run_engine(pipeline: Pipeline, inputs: list[PageInput],
+                log: logging.Logger | logging.LoggerAdapter) -> dict[str, PageResult | str]:
+    """Results by page key; if the batch fails, pages are retried one by one to isolate the bad one."""
+    try:
+        return {result.key: result for result in pipeline(inputs)}
+    except Exception as error:  # a model failing on one page must not fail the others
+        if len(inputs) == 1:
+            return {inputs[0].key: f"engine error: {type(error).__name__}: {error}"}
+        log.warning("batch failed in the engine (%s); parsing its pages one by one", error)
+    results: dict[str, PageResult | str] = {}
+    for item in inputs:
+        results.update(_run_engine(pipeline, [item], log))
+    return results
+
+
+@task(name="parse-batch", task_run_name="parse-batch-{batch.index}")
+def parse_batch(batch: Batch) -> BatchReport:
+    return parse_batch_pages(batch, get_engine(), get_pipeline(), get_run_logger())

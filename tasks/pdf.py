@@ -1,0 +1,152 @@
+"""Opening PDFs with PyMuPDF: readable errors for bad files, the text layer as engine input, page fingerprints."""
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pymupdf
+
+from engine.types import Line, PageInput, Span
+
+pymupdf.TOOLS.mupdf_display_errors(False)
+pymupdf.TOOLS.mupdf_display_warnings(False)
+
+_HEADER_WINDOW = 1024  # the PDF header may follow some junk; the spec-tolerant readers look this far
+_BOLD_FLAG = 16
+_METADATA_KEYS = ("title", "author", "subject", "keywords", "creator", "producer", "creationDate", "modDate", "format")
+
+
+class BadDocument(Exception):
+    """A file that cannot be processed, with a message a person can act on."""
+
+
+@dataclass(frozen=True)
+class DocumentInfo:
+    page_count: int
+    metadata: dict[str, Any]
+
+
+def open_pdf(path: Path) -> pymupdf.Document:
+    """The opened document, or BadDocument saying plainly what is wrong with the file."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(_HEADER_WINDOW)
+    except OSError as error:
+        raise BadDocument(f"unreadable: {error.strerror or error}") from error
+    if not head:
+        raise BadDocument("empty: the file has zero bytes")
+    if b"%PDF-" not in head:
+        raise BadDocument(f"not a PDF: no %PDF- header in the first {_HEADER_WINDOW} bytes")
+    try:
+        document = pymupdf.open(path, filetype="pdf")
+    except Exception as error:  # MuPDF raises several types for unreadable files
+        raise BadDocument(f"corrupt: {_mupdf_message(error)}") from error
+    if document.needs_pass:
+        document.close()
+        raise BadDocument("encrypted: password required")
+    if document.page_count == 0:
+        document.close()
+        raise BadDocument("corrupt: no page could be read (damaged or truncated file)")
+    return document
+
+
+def inspect_document(path: Path) -> DocumentInfo:
+    """Page count and metadata of a PDF; BadDocument if it cannot be processed at all."""
+    document = open_pdf(path)
+    try:
+        metadata = {key: value for key in _METADATA_KEYS if (value := (document.metadata or {}).get(key))}
+        if document.is_repaired:
+            metadata["repaired"] = True
+        return DocumentInfo(page_count=document.page_count, metadata=metadata)
+    finally:
+        document.close()
+
+
+def _mupdf_message(error: Exception) -> str:
+    text = str(error).strip() or type(error).__name__
+    return text.splitlines()[0][:200]
+
+
+def page_input(page: pymupdf.Page, key: str, pdf_path: Path) -> PageInput:
+    """What the engine needs of a page: its size, text layer lines and image placements."""
+    rect = page.rect
+    return PageInput(
+        key=key,
+        pdf_path=str(pdf_path),
+        page_index=page.number,
+        width=float(rect.width),
+        height=float(rect.height),
+        text_lines=text_layer_lines(page),
+        image_boxes=[tuple(info["bbox"]) for info in page.get_image_info()],
+    )
+
+
+def text_layer_lines(page: pymupdf.Page) -> list[Line]:
+    """Horizontal lines of the text layer, split where spans are far apart (columns, table cells)."""
+    flags = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
+    lines: list[Line] = []
+    for block in page.get_text("dict", flags=flags)["blocks"]:
+        for raw_line in block.get("lines", ()):
+            if abs(raw_line["dir"][1]) > 0.2:  # rotated text is not part of the reading flow
+                continue
+            spans = [
+                Span(text=s["text"], bbox=tuple(s["bbox"]), size=float(s["size"]), font=s["font"],
+                     bold=bool(s["flags"] & _BOLD_FLAG) or "bold" in s["font"].lower())
+                for s in raw_line["spans"] if s["text"].strip()
+            ]
+            lines.extend(_split_at_gaps(spans))
+    return lines
+
+
+def _split_at_gaps(spans: list[Span]) -> list[Line]:
+    groups: list[list[Span]] = []
+    for span in spans:
+        if groups:
+            last = groups[-1][-1]
+            gap = span.bbox[0] - last.bbox[2]
+            if gap <= 1.2 * max(span.size, last.size) and gap > -last.size:
+                groups[-1].append(span)
+                continue
+        groups.append([span])
+    return [_line_of(group) for group in groups]
+
+
+def _line_of(spans: list[Span]) -> Line:
+    text = spans[0].text
+    for previous, span in zip(spans, spans[1:]):
+        gap = span.bbox[0] - previous.bbox[2]
+        if gap > 0.15 * span.size and not text.endswith(" ") and not span.text.startswith(" "):
+            text += " "
+        text += span.text
+    bbox = (min(s.bbox[0] for s in spans), min(s.bbox[1] for s in spans),
+            max(s.bbox[2] for s in spans), max(s.bbox[3] for s in spans))
+    weights = [len(s.text.strip()) for s in spans]
+    size = max(spans, key=lambda s: len(s.text.strip())).size
+    bold = sum(w for s, w in zip(spans, weights) if s.bold) > sum(weights) / 2
+    return Line(text=" ".join(text.split()), bbox=bbox, size=size, bold=bold, spans=spans)
+
+
+def page_fingerprint(page: pymupdf.Page) -> str:
+    """sha256 of what the page shows: size, words and their places, drawings, image pixels.
+
+    Independent of the file's bytes: the same page re-saved, re-compressed or copied
+    into another file gets the same fingerprint.
+    """
+
+    def r(value: float) -> float:
+        return round(float(value), 1) + 0.0  # + 0.0 turns -0.0 into 0.0
+
+    content = {
+        "size": [r(page.rect.width), r(page.rect.height), page.rotation],
+        "words": [[w[4], r(w[0]), r(w[1]), r(w[2]), r(w[3])] for w in page.get_text("words")],
+        "images": sorted(
+            [info["digest"].hex(), *map(r, info["bbox"])] for info in page.get_image_info(hashes=True)
+        ),
+        "drawings": [
+            [d.get("type"), *map(r, d["rect"]), str(d.get("fill")), str(d.get("color"))]
+            for d in page.get_drawings()
+        ],
+    }
+    return hashlib.sha256(json.dumps(content, separators=(",", ":")).encode()).hexdigest()

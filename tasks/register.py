@@ -1,0 +1,86 @@
+"""Registering listed files: sha256, a claim in PostgreSQL, and a first look inside each new PDF."""
+
+import hashlib
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from prefect import task
+from prefect.logging import get_run_logger
+from sqlalchemy import Engine
+
+from db.session import get_engine, session_scope
+from db.store import (
+    FINISHED,
+    SourceRecord,
+    claim_document,
+    document_status,
+    fail_document,
+    start_processing,
+    stored_page_numbers,
+)
+from folio.settings import get_settings
+from tasks.discover import SourceFile
+from tasks.pdf import BadDocument, inspect_document
+
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class Registered:
+    """A listed file after registration: its document and what is left to do for it."""
+
+    file: SourceFile
+    sha256: str
+    document_id: int
+    outcome: str  # "new": to parse; "duplicate": bytes already known; "failed": unreadable
+    pages_todo: tuple[int, ...] = ()
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def register_files(files: list[SourceFile], engine: Engine, max_file_bytes: int,
+                   log: logging.Logger | logging.LoggerAdapter | None = None) -> list[Registered]:
+    """Claim a document for every file; a file whose bytes are already known becomes another source."""
+    log = log or logging.getLogger(__name__)
+    claimed_now: set[int] = set()
+    registered = []
+    for number, file in enumerate(files, 1):
+        registered.append(_register(file, engine, max_file_bytes, claimed_now))
+        if number % 25 == 0 or number == len(files):
+            log.info("registered %d/%d files", number, len(files))
+    return registered
+
+
+def _register(file: SourceFile, engine: Engine, max_file_bytes: int, claimed_now: set[int]) -> Registered:
+    sha256 = sha256_file(file.path)
+    source = SourceRecord(uri=file.uri, size_bytes=file.size_bytes, modified_at=file.modified_at)
+    with session_scope(engine) as session:
+        document_id, created = claim_document(session, sha256, source)
+        status = "pending" if created else document_status(session, document_id)
+        if document_id in claimed_now or status in FINISHED:
+            return Registered(file, sha256, document_id, "duplicate")
+        claimed_now.add(document_id)
+        try:
+            if file.size_bytes > max_file_bytes:
+                raise BadDocument(f"too large: {file.size_bytes} bytes, the limit is {max_file_bytes}")
+            info = inspect_document(file.path)
+        except BadDocument as error:
+            fail_document(session, document_id, str(error))
+            return Registered(file, sha256, document_id, "failed")
+        start_processing(session, document_id, info.page_count, info.metadata)
+        stored = stored_page_numbers(session, document_id)
+    todo = tuple(n for n in range(1, info.page_count + 1) if n not in stored)
+    return Registered(file, sha256, document_id, "new", todo)
+
+
+@task(name="register-files")
+def register(files: list[SourceFile]) -> list[Registered]:
+    settings = get_settings()
+    return register_files(files, get_engine(settings), settings.max_file_bytes, get_run_logger())
