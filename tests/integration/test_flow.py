@@ -1,0 +1,129 @@
+"""The digitize flow end to end on PDFs the tests make, against real PostgreSQL."""
+
+import json
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, func, select, text
+
+from db.export import write_exports
+from db.models import Block, Document, DocumentSource, Page
+from flows.digitize import digitize
+from tests import pdfs
+
+
+@pytest.fixture
+def archive(tmp_path: Path) -> Path:
+    """A folder like a real delivery: good PDFs in subfolders, a copy, and every kind of bad input."""
+    good = tmp_path / "archive" / "reports"
+    good.mkdir(parents=True)
+    report = pdfs.two_column_pdf(good)
+    pdfs.scan_pdf(good)
+    bad = tmp_path / "archive" / "incoming"
+    bad.mkdir()
+    (bad / "copy-of-report.pdf").write_bytes(report.read_bytes())
+    pdfs.truncated_pdf(bad, report)
+    pdfs.random_bytes_pdf(bad)
+    pdfs.empty_pdf(bad)
+    pdfs.not_a_pdf(bad)
+    pdfs.encrypted_pdf(bad, report)
+    pdfs.huge_page_pdf(bad)
+    (bad / "readme.txt").write_text("not listed: only PDFs are")
+    return tmp_path / "archive"
+
+
+def statuses(engine: Engine) -> dict[str, tuple[str, str | None]]:
+    with engine.connect() as connection:
+        rows = connection.execute(
+            select(DocumentSource.uri, Document.status, Document.error).join(Document)
+        ).all()
+    return {Path(uri).name: (status, error) for uri, status, error in rows}
+
+
+def test_digitize_stores_pages_blocks_and_readable_errors(database: Engine, archive: Path):
+    summary = digitize(source=str(archive), batch_size=2)
+
+    assert summary.files_listed == 9
+    assert (summary.documents_done, summary.documents_duplicate, summary.documents_failed) == (3, 1, 5)
+    assert summary.documents_done + summary.documents_duplicate + summary.documents_failed \
+        + summary.documents_quarantined == summary.files_listed
+    assert summary.pages_parsed == 2 + 1 + 1
+
+    found = statuses(database)
+    assert found["report.pdf"] == ("done", None)
+    assert found["copy-of-report.pdf"] == ("done", None)  # another source of the same document
+    assert found["scan.pdf"] == ("done", None)
+    assert found["site-plan.pdf"][0] == "done"
+    assert found["empty.pdf"] == ("failed", "empty: the file has zero bytes")
+    assert found["protected.pdf"] == ("failed", "encrypted: password required")
+    assert found["notes.pdf"][1].startswith("not a PDF")
+    assert found["random.pdf"][1].startswith("not a PDF")
+    assert found["truncated.pdf"][0] == "failed" and found["truncated.pdf"][1].startswith("corrupt")
+
+    with database.connect() as connection:
+        assert connection.execute(select(func.count()).select_from(Document)).scalar() == 8
+        page_rows = connection.execute(select(Page.text_layer, Page.status)).all()
+        assert sorted(page_rows) == [(False, "done"), (True, "done"), (True, "done"), (True, "done")]
+        run = connection.execute(text("SELECT files_listed, documents_done, documents_failed FROM runs")).one()
+        assert tuple(run) == (9, 3, 5)
+
+
+def test_two_columns_read_in_order_and_scans_are_read_by_ocr(database: Engine, archive: Path):
+    digitize(source=str(archive / "reports"))
+    with database.connect() as connection:
+        rows = connection.execute(
+            select(Document.first_source, Page.page_no, Block.reading_order, Block.type, Block.text)
+            .join(Page, Page.document_id == Document.id).join(Block, Block.page_id == Page.id)
+            .order_by(Document.id, Page.page_no, Block.reading_order)
+        ).all()
+    report = [r for r in rows if r.first_source.endswith("report.pdf") and r.page_no == 1]
+    types = {r.text: r.type for r in report}
+    assert types["Annual Report of the Municipal Archive"] == "title"
+    assert types["Municipal Archive - Annual Report"] == "header"
+    assert types["1"] == "page_number"
+    body = [r.text for r in report if r.type == "text"]
+    assert [t[:20] for t in body] == ["The municipal archiv", "Every box was listed", "Readers asked most o",
+                                      "The reading room was"]
+    scan = " ".join(r.text for r in rows if r.first_source.endswith("scan.pdf"))
+    assert "Letter to the Harbour Board" in scan
+    assert "forty metres of records" in scan
+
+
+def test_a_second_run_stores_nothing_new(database: Engine, archive: Path):
+    first = digitize(source=str(archive))
+
+    def counts() -> tuple[int, ...]:
+        with database.connect() as connection:
+            return tuple(connection.execute(text(f"SELECT count(*) FROM {t}")).scalar()
+                         for t in ("documents", "pages", "blocks"))
+
+    before = counts()
+    second = digitize(source=str(archive))
+    assert counts() == before
+    assert second.pages_parsed == 0
+    assert second.documents_duplicate == second.files_listed == first.files_listed
+
+
+def test_export_matches_the_contract(database: Engine, archive: Path, tmp_path: Path):
+    digitize(source=str(archive))
+    out = tmp_path / "export"
+    assert write_exports(database, out) == 8
+    block_types = {"title", "text", "list_item", "table", "formula", "figure", "caption", "header", "footer",
+                   "footnote", "page_number"}
+    for path in out.glob("*.json"):
+        export = json.loads(path.read_text())
+        document = export["document"]
+        assert path.stem == document["sha256"] and len(document["sha256"]) == 64
+        assert document["status"] in ("done", "failed", "quarantined")
+        assert (document["error"] is None) == (document["status"] == "done")
+        assert isinstance(document["source"], str) and isinstance(document["page_count"], int)
+        for page in export["pages"]:
+            assert page["page_no"] >= 1 and page["fingerprint"]
+            assert [b["order"] for b in page["blocks"]] == list(range(len(page["blocks"])))
+            for b in page["blocks"]:
+                assert b["type"] in block_types
+                x0, y0, x1, y1 = b["bbox"]
+                assert 0 <= x0 <= x1 <= page["width"] and 0 <= y0 <= y1 <= page["height"]
+                assert 0 <= b.get("confidence", 0) <= 1
+    failed = [json.loads(p.read_text()) for p in out.glob("*.json")]
+    assert sum(1 for e in failed if e["document"]["status"] == "failed") == 5

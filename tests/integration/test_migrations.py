@@ -1,0 +1,27 @@
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import inspect
+
+from db.migrate import current_revision, downgrade, upgrade
+from db.models import Base
+from db.session import get_engine
+
+TABLES = {"documents", "document_sources", "pages", "blocks", "tables", "table_cells", "formulas", "runs"}
+
+
+def test_upgrade_and_downgrade(empty_database):
+    engine = get_engine()
+    upgrade(engine)
+    assert current_revision(engine) == "0001"
+    assert TABLES <= set(inspect(engine).get_table_names())
+    downgrade(engine, "base")
+    assert current_revision(engine) is None
+    assert not TABLES & set(inspect(engine).get_table_names())
+    upgrade(engine)
+    assert TABLES <= set(inspect(engine).get_table_names())
+
+
+def test_migrations_match_the_models(database):
+    with database.connect() as connection:
+        differences = compare_metadata(MigrationContext.configure(connection), Base.metadata)
+    assert differences == []

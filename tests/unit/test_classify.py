@@ -1,0 +1,53 @@
+import pytest
+
+from engine.stages.classify import ClassifyStage
+from engine.types import Block, Line, PageInput, PageState
+
+PAGE_HEIGHT = 842.0
+
+
+def make_block(text: str, y0: float, size: float = 10.0, bold: bool = False, math: float = 0.0,
+               x0: float = 60.0, x1: float = 540.0, lines: int = 1) -> Block:
+    rows = [Line(text=text, bbox=(x0, y0 + i * size * 1.2, x1, y0 + (i + 1) * size * 1.2), size=size, bold=bold,
+                 math=math) for i in range(lines)]
+    return Block(type="text", bbox=(x0, y0, x1, y0 + lines * size * 1.2), lines=rows, text=text)
+
+
+def classify_all(blocks: list[Block]) -> list[str]:
+    page = PageState(input=PageInput(key="p", pdf_path="", page_index=0, width=595, height=PAGE_HEIGHT,
+                                     text_lines=[]), blocks=blocks)
+    ClassifyStage()([page])
+    return [b.type for b in page.blocks]
+
+
+BODY = "The archive holds the records of the harbour office from 1890 to 1935 and more. " * 3
+
+
+@pytest.mark.parametrize(("block", "expected"), [
+    (make_block("12", 810, x0=520, x1=540), "page_number"),
+    (make_block("Page 3 of 10", 20, x0=480, x1=540), "page_number"),
+    (make_block("Municipal Archive - Annual Report", 20, size=8), "header"),
+    (make_block("Internal distribution only", 815, size=8), "footer"),
+    (make_block("Table 2: Boxes by series, 2024.", 400), "caption"),
+    (make_block("Annual Report of the Archive", 100, size=18), "title"),
+    (make_block("3. Results", 300, bold=True), "title"),
+    (make_block("(b) minutes of the board, which were kept apart.", 500, lines=2), "list_item"),
+    (make_block("1 The ledgers were re-bound in 1952.", 700, size=8), "footnote"),
+    (make_block("E = mc2", 600, math=0.6, x0=250, x1=340), "formula"),
+])
+def test_block_types(block: Block, expected: str):
+    body = [make_block(BODY, 150 + 60 * i, lines=4) for i in range(6)]
+    types = classify_all(body + [block])
+    assert types[-1] == expected
+    assert set(types[:-1]) == {"text"}
+
+
+def test_an_equation_number_joins_its_formula():
+    body = [make_block(BODY, 150, lines=4)]
+    formula = make_block("a + b = c", 400, math=0.8, x0=250, x1=340)
+    number = make_block("(3)", 400, x0=520, x1=540)
+    page = PageState(input=PageInput(key="p", pdf_path="", page_index=0, width=595, height=PAGE_HEIGHT,
+                                     text_lines=[]), blocks=body + [formula, number])
+    ClassifyStage()([page])
+    assert [b.type for b in page.blocks] == ["text", "formula"]
+    assert page.blocks[1].bbox[2] == 540

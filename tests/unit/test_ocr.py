@@ -1,0 +1,53 @@
+"""The real PP-OCR models from the rapidocr wheel on pages the test renders."""
+
+import pymupdf
+import pytest
+from rapidfuzz.distance import Levenshtein
+
+from engine.ocr.detector import TextDetector, crop_line
+from engine.ocr.models import find_ocr_models
+from engine.ocr.recognizer import TextRecognizer
+from engine.render import render_page
+from engine.runtime import OnnxModel
+
+LINES = ["Harbour ledgers 1890-1935", "Building permits and board minutes", "Reading room closed in spring"]
+
+
+@pytest.fixture(scope="module")
+def models():
+    files = find_ocr_models()
+    return TextDetector(OnnxModel(files.det, "cpu")), TextRecognizer(OnnxModel(files.rec, "cpu"))
+
+
+@pytest.fixture(scope="module")
+def page_image():
+    document = pymupdf.open()
+    page = document.new_page(width=400, height=200)
+    for i, text in enumerate(LINES):
+        page.insert_text((30, 50 + 40 * i), text, fontname="Times-Roman", fontsize=14)
+    return render_page(page, 150 / 72)
+
+
+def test_detects_and_reads_each_line(models, page_image):
+    detector, recognizer = models
+    detections = sorted(detector([page_image])[0], key=lambda d: d.box[1])
+    assert len(detections) == len(LINES)
+    texts = recognizer([crop_line(page_image, d.quad) for d in detections])
+    for (text, confidence), expected in zip(texts, LINES):
+        assert Levenshtein.normalized_distance(text, expected) < 0.1, text
+        assert 0.5 < confidence <= 1.0
+
+
+def test_recognizer_keeps_input_order_when_batching_by_width(models, page_image):
+    detector, recognizer = models
+    crops = [crop_line(page_image, d.quad) for d in sorted(detector([page_image])[0], key=lambda d: d.box[1])]
+    one_by_one = [recognizer([crop])[0][0] for crop in crops]
+    reordered = list(reversed(crops))
+    assert [text for text, _ in recognizer(reordered)] == list(reversed(one_by_one))
+
+
+def test_blank_image_has_no_lines(models):
+    import numpy as np
+
+    detector, _ = models
+    assert detector([np.full((320, 320, 3), 255, dtype=np.uint8)]) == [[]]

@@ -1,0 +1,32 @@
+from engine.stages.text_layer import TextLayerStage, readable_share
+from engine.types import Line, PageInput, PageState, Span
+
+
+def page_with(text: str, font: str = "Times-Roman") -> PageState:
+    span = Span(text=text, bbox=(60, 100, 500, 112), size=10, font=font, bold=False)
+    line = Line(text=text, bbox=span.bbox, size=10, spans=[span])
+    return PageState(input=PageInput(key="p", pdf_path="", page_index=0, width=595, height=842, text_lines=[line]))
+
+
+def test_readable_text_layer_is_used():
+    page = TextLayerStage()([page_with("The harbour ledgers were scanned in spring.")])[0]
+    assert page.use_text_layer
+    assert page.lines[0].text.startswith("The harbour")
+
+
+def test_glyph_soup_and_empty_layers_go_to_ocr():
+    soup = "".join(chr(0xE000 + i % 200) for i in range(80))
+    assert readable_share(soup) == 0.0
+    assert not TextLayerStage()([page_with(soup)])[0].use_text_layer
+    assert not TextLayerStage()([page_with("  ")])[0].use_text_layer
+
+
+def test_math_share_counts_math_fonts_and_symbols():
+    spans = [Span("x", (0, 0, 5, 10), 10, "CMMI10", False), Span(" = ", (5, 0, 15, 10), 10, "CMR10", False),
+             Span("∑ y", (15, 0, 30, 10), 10, "CMSY10", False)]
+    body = Span("Plain words in the body font of this page.", (0, 20, 300, 30), 10, "Times-Roman", False)
+    lines = [Line("x = ∑ y", (0, 0, 30, 10), 10, spans=spans), Line(body.text, body.bbox, 10, spans=[body])]
+    page = PageState(input=PageInput(key="p", pdf_path="", page_index=0, width=595, height=842, text_lines=lines))
+    formula, prose = TextLayerStage()([page])[0].lines
+    assert formula.math == 1.0
+    assert prose.math == 0.0
