@@ -36,39 +36,42 @@ def _top_left(block: Block) -> tuple[float, float]:
 
 
 def xy_order(blocks: list[Block]) -> list[Block]:
-    """Recursive XY-cut that keeps columns together.
+    """Recursive XY cut that keeps columns together.
 
-    The region is cut into horizontal bands at empty rows. Consecutive bands that
-    share an empty vertical gutter form one multi-column section, read column by
-    column; a band that crosses the gutter (a full-width title, table or figure)
-    ends the section.
+    The region is cut into horizontal bands at empty rows. Consecutive bands whose
+    empty vertical strips line up form one section; if that shared strip has blocks
+    on both sides it is a gutter, and the section is read column by column. A band
+    that fills the strip (a full-width title, table or figure) ends the section and
+    stands alone.
     """
     if len(blocks) <= 1:
         return list(blocks)
     bands = _split(blocks, axis=1, min_gap=0.0)
-    if len(bands) == 1:
-        columns = _split(blocks, axis=0, min_gap=MIN_GUTTER)
-        if len(columns) == 1:
-            return sorted(blocks, key=_top_left)
-        return [block for column in columns for block in xy_order(column)]
+    left_edge, right_edge = min(b.bbox[0] for b in blocks), max(b.bbox[2] for b in blocks)
     ordered: list[Block] = []
-    index = 0
-    while index < len(bands):
-        gutter = _widest_gap(bands[index])
-        end = index + 1
-        if gutter is not None:
-            while end < len(bands) and not any(_crosses(block.bbox, gutter) for block in bands[end]):
-                end += 1
-        section = [block for band in bands[index:end] for block in band]
+    start = 0
+    while start < len(bands):
+        free = _free_strips(bands[start], left_edge, right_edge)
+        end = start + 1
+        solid = len(_split(bands[start], axis=0, min_gap=0.0)) == 1
+        while end < len(bands) and not solid:  # a band of one x-run opens no section: it may cross the gutter
+            narrowed = _intersect(free, _free_strips(bands[end], left_edge, right_edge))
+            if not narrowed:
+                break
+            free, end = narrowed, end + 1
+        section = [block for band in bands[start:end] for block in band]
+        gutter = _gutter(free, section)
         if gutter is None:
-            ordered.extend(xy_order(section))
+            ordered.extend(sorted(section, key=_top_left))
         else:
-            cut = (gutter[0] + gutter[1]) / 2
-            left = [b for b in section if (b.bbox[0] + b.bbox[2]) / 2 < cut]
-            right = [b for b in section if (b.bbox[0] + b.bbox[2]) / 2 >= cut]
+            left = [b for b in section if b.bbox[2] <= gutter[0] + 0.5]
+            right = [b for b in section if b.bbox[2] > gutter[0] + 0.5]
             ordered.extend(xy_order(left) + xy_order(right))
-        index = end
+        start = end
     return ordered
+
+
+Strip = tuple[float, float]
 
 
 def _split(blocks: list[Block], axis: int, min_gap: float) -> list[list[Block]]:
@@ -85,18 +88,28 @@ def _split(blocks: list[Block], axis: int, min_gap: float) -> list[list[Block]]:
     return groups
 
 
-def _widest_gap(blocks: list[Block]) -> tuple[float, float] | None:
-    """The widest empty vertical strip between the blocks of a band, if any is wide enough."""
-    columns = _split(blocks, axis=0, min_gap=MIN_GUTTER)
-    if len(columns) < 2:
-        return None
-    gaps = []
-    for left, right in zip(columns, columns[1:]):
-        start = max(b.bbox[2] for b in left)
-        gaps.append((start, min(b.bbox[0] for b in right)))
-    return max(gaps, key=lambda gap: gap[1] - gap[0])
+def _free_strips(band: list[Block], left_edge: float, right_edge: float) -> list[Strip]:
+    """The empty vertical strips of a band, at least MIN_GUTTER wide, between the region's edges."""
+    strips, cursor = [], left_edge
+    for column in _split(band, axis=0, min_gap=0.0):
+        start = min(b.bbox[0] for b in column)
+        if start - cursor >= MIN_GUTTER:
+            strips.append((cursor, start))
+        cursor = max(cursor, max(b.bbox[2] for b in column))
+    if right_edge - cursor >= MIN_GUTTER:
+        strips.append((cursor, right_edge))
+    return strips
 
 
-def _crosses(bbox: BBox, gutter: tuple[float, float]) -> bool:
-    center = (gutter[0] + gutter[1]) / 2
-    return bbox[0] < center - 1.0 and bbox[2] > center + 1.0
+def _intersect(first: list[Strip], second: list[Strip]) -> list[Strip]:
+    both = [(max(a[0], b[0]), min(a[1], b[1])) for a in first for b in second]
+    return [strip for strip in both if strip[1] - strip[0] >= MIN_GUTTER]
+
+
+def _gutter(strips: list[Strip], section: list[Block]) -> Strip | None:
+    """The widest strip with blocks wholly on each side of it, if any."""
+    inner = [
+        strip for strip in strips
+        if any(b.bbox[2] <= strip[0] + 0.5 for b in section) and any(b.bbox[0] >= strip[1] - 0.5 for b in section)
+    ]
+    return max(inner, key=lambda strip: strip[1] - strip[0]) if inner else None

@@ -40,3 +40,20 @@ def test_margins_go_around_the_body_and_footnotes_after_it():
         block("footer", 60, 800, 200, 810, "footer"),
     ]
     assert names(reading_order(blocks, 842)) == ["running head", "body", "note", "footer", "folio"]
+
+
+def test_headings_side_by_side_do_not_hide_the_gutter():
+    blocks = [
+        block("table", 190, 320, 420, 420),
+        block("2 Implementation", 71, 432, 170, 444), block("3 Technical Notes", 317, 432, 414, 444),
+        block("L1", 71, 460, 295, 518), block("R1", 317, 449, 541, 531), block("L2", 71, 531, 295, 637),
+        block("4 Responsibilities", 317, 544, 414, 556), block("R2", 317, 562, 541, 644),
+    ]
+    assert names(xy_order(blocks)) == ["table", "2 Implementation", "L1", "L2", "3 Technical Notes", "R1",
+                                       "4 Responsibilities", "R2"]
+
+
+def test_a_short_first_band_in_one_column_still_opens_the_two_column_section():
+    blocks = [block("L0", 60, 100, 200, 110), block("L1", 60, 120, 290, 200), block("R1", 310, 115, 540, 210),
+              block("L2", 60, 205, 290, 300), block("R2", 310, 215, 540, 300)]
+    assert names(xy_order(blocks)) == ["L0", "L1", "L2", "R1", "R2"]
