@@ -14,6 +14,7 @@ from engine.stages.blocks import BlockStage
 from engine.stages.classify import ClassifyStage
 from engine.stages.ocr import OcrStage, PageRenderer
 from engine.stages.reading_order import ReadingOrderStage
+from engine.stages.tables import TableStage
 from engine.stages.text_layer import TextLayerStage
 from engine.types import PageInput, PageResult, PageState
 
@@ -65,4 +66,4 @@ def build_pipeline(config: EngineConfig = EngineConfig()) -> Pipeline:
         TextDetector(OnnxModel(files.det, config.device)),
         TextRecognizer(OnnxModel(files.rec, config.device)),
     )
-    return Pipeline([TextLayerStage(), ocr, BlockStage(), ClassifyStage(), ReadingOrderStage()])
+    return Pipeline([TextLayerStage(), ocr, TableStage(), BlockStage(), ClassifyStage(), ReadingOrderStage()])

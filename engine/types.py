@@ -56,6 +56,7 @@ class PageInput:
     height: float
     text_lines: list[Line]  # the text layer, [] when the page has none
     image_boxes: list[BBox] = field(default_factory=list)  # where raster images are drawn
+    drawing_boxes: list[BBox] = field(default_factory=list)  # boxes of drawn lines and rectangles
 
 
 @dataclass(slots=True)

@@ -80,7 +80,27 @@ def page_input(page: pymupdf.Page, key: str, pdf_path: Path) -> PageInput:
         height=float(rect.height),
         text_lines=text_layer_lines(page),
         image_boxes=[tuple(info["bbox"]) for info in page.get_image_info()],
+        drawing_boxes=drawing_boxes(page),
     )
+
+
+def drawing_boxes(page: pymupdf.Page) -> list[tuple[float, float, float, float]]:
+    """The box of every straight line, rectangle and quad drawn on the page."""
+    boxes = []
+    for path in page.get_drawings():
+        for item in path["items"]:
+            kind = item[0]
+            if kind == "l":
+                rect = pymupdf.Rect(item[1], item[2])
+            elif kind == "re":
+                rect = pymupdf.Rect(item[1])
+            elif kind == "qu":
+                rect = item[1].rect
+            else:
+                continue
+            rect.normalize()
+            boxes.append((rect.x0, rect.y0, rect.x1, rect.y1))
+    return boxes
 
 
 def text_layer_lines(page: pymupdf.Page) -> list[Line]:

@@ -34,7 +34,7 @@ class BlockStage:
 
     def __call__(self, pages: list[PageState]) -> list[PageState]:
         for page in pages:
-            page.blocks = [
+            page.blocks += [
                 Block(type="text", bbox=union([line.bbox for line in group]), lines=group, text=join_lines(group),
                       confidence=_confidence(group))
                 for group in group_lines(page.lines)
@@ -79,13 +79,13 @@ def _block_above(groups: list[list[Line]], line: Line) -> list[Line] | None:
 
 
 def _starts_paragraph(group: list[Line], line: Line) -> bool:
+    """A list marker, an indent, or a line above that stopped short (end of a paragraph, a heading)."""
     if LIST_MARKER.match(line.text):
         return True
-    if len(group) < 2:
-        return False
     previous = group[-1]
-    if line.bbox[0] - previous.bbox[0] > INDENT * line.size:
+    indented = line.bbox[0] - previous.bbox[0] > INDENT * line.size
+    if indented and (len(group) >= 2 or not LIST_MARKER.match(previous.text)):
         return True
-    left = min(l.bbox[0] for l in group)
-    right = max(l.bbox[2] for l in group)
+    left = min(min(l.bbox[0] for l in group), line.bbox[0])
+    right = max(max(l.bbox[2] for l in group), line.bbox[2])
     return previous.bbox[2] < left + SHORT_LINE * (right - left)

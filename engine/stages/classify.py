@@ -4,7 +4,7 @@ import re
 from collections import Counter
 
 from engine.stages.blocks import LIST_MARKER, join_lines, union
-from engine.types import Block, PageState
+from engine.types import Block, BlockType, PageState
 
 PAGE_NUMBER = re.compile(
     r"^(page\s+)?([-–—]\s*)?(\d{1,4}|[ivxlcdm]{1,6})(\s*[-–—])?(\s*(/|of)\s*\d{1,4})?$", re.IGNORECASE
@@ -37,12 +37,13 @@ class ClassifyStage:
         for page in pages:
             body = body_size(page.blocks)
             for block in page.blocks:
-                block.type = classify(block, body, page.input.height, page.blocks)
+                if block.type == "text":  # blocks typed by an earlier stage (tables) keep their type
+                    block.type = classify(block, body, page.input.height, page.blocks)
             page.blocks = _attach_equation_numbers(page.blocks)
         return pages
 
 
-def classify(block: Block, body: float, page_height: float, blocks: list[Block]):
+def classify(block: Block, body: float, page_height: float, blocks: list[Block]) -> BlockType:
     text = block.text.strip()
     top, bottom = block.bbox[1], block.bbox[3]
     in_top_margin = bottom <= MARGIN * page_height

@@ -1,0 +1,354 @@
+"""Tables: regions framed by horizontal rules, structure from the ruling grid or from text alignment."""
+
+import html
+from dataclasses import dataclass, field
+
+from engine.rules import Rule, rules_from_boxes, rules_from_image
+from engine.types import BBox, Block, Line, PageState, Table, TableCell
+
+EDGE = 3.0  # points of slack when comparing rule ends and table edges
+MAX_RULE_GAP = 300.0  # points: rules further apart than this do not frame one table
+MIN_SPAN_OVERLAP = 0.15  # share of a fragment's height inside a neighbouring row that makes it span that row
+
+
+class TableStage:
+    """Finds ruled tables, builds their cells, and takes their lines out of the page's text flow."""
+
+    def __call__(self, pages: list[PageState]) -> list[PageState]:
+        for page in pages:
+            if page.use_text_layer:
+                rules = rules_from_boxes(page.input.drawing_boxes)
+            elif page.image is not None:
+                rules = rules_from_image(page.image, page.image_scale)
+            else:
+                rules = []
+            for region, region_rules in find_table_regions(rules, page.lines):
+                inside = [line for line in page.lines if _center_inside(line.bbox, region)]
+                table = build_table(region, inside, region_rules)
+                if table is None:
+                    continue
+                page.lines = [line for line in page.lines if not _center_inside(line.bbox, region)]
+                text = " ".join(cell.text for cell in table.cells if cell.text)
+                page.blocks.append(Block(type="table", bbox=region, lines=inside, text=text, table=table,
+                                         confidence=_confidence(inside)))
+        return pages
+
+
+def _confidence(lines: list[Line]) -> float | None:
+    scores = [line.confidence for line in lines if line.confidence is not None]
+    return sum(scores) / len(scores) if scores else None
+
+
+def _center_inside(box: BBox, region: BBox) -> bool:
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return region[0] - EDGE <= cx <= region[2] + EDGE and region[1] <= cy <= region[3]
+
+
+# -- regions
+
+
+def find_table_regions(rules: list[Rule], lines: list[Line]) -> list[tuple[BBox, list[Rule]]]:
+    """Boxes between two or more horizontal rules of the same width with tabular text between them."""
+    horizontal = sorted((r for r in rules if r.horizontal), key=lambda r: r.position)
+    regions: list[tuple[BBox, list[Rule]]] = []
+    for frame in _same_width_runs(horizontal, lines):
+        left, right = frame[0].x0, frame[0].x1
+        region = (left, frame[0].position, right, frame[-1].position)
+        if any(_overlaps(region, other) for other, _ in regions):
+            continue
+        inside = [line for line in lines if _center_inside(line.bbox, region)]
+        if not _looks_tabular(inside, region):
+            continue
+        members = [r for r in rules if left - EDGE <= r.x0 and r.x1 <= right + EDGE
+                   and region[1] - EDGE <= r.y0 and r.y1 <= region[3] + EDGE]
+        regions.append((region, members))
+    return regions
+
+
+def _same_width_runs(horizontal: list[Rule], lines: list[Line]) -> list[list[Rule]]:
+    """Runs of rules with the same left and right ends, split where prose or a long gap comes between."""
+    by_extent: list[list[Rule]] = []
+    for rule in horizontal:
+        same = next((g for g in by_extent if abs(g[0].x0 - rule.x0) <= EDGE and abs(g[0].x1 - rule.x1) <= EDGE), None)
+        if same is None:
+            by_extent.append([rule])
+        else:
+            same.append(rule)
+    runs = []
+    for group in by_extent:
+        run = [group[0]]
+        for rule in group[1:]:
+            if rule.position - run[-1].position <= MAX_RULE_GAP and not _prose_between(run[-1], rule, lines):
+                run.append(rule)
+            else:
+                runs.append(run)
+                run = [rule]
+        runs.append(run)
+    return sorted((run for run in runs if len(run) >= 2), key=lambda run: run[-1].position - run[0].position,
+                  reverse=True)
+
+
+def _prose_between(upper: Rule, lower: Rule, lines: list[Line]) -> bool:
+    """A line between the two rules, under them, reaches past their ends: running text, not table content."""
+    for line in lines:
+        middle = (line.bbox[1] + line.bbox[3]) / 2
+        under = line.bbox[2] > upper.x0 and line.bbox[0] < upper.x1
+        if under and upper.position < middle < lower.position and (
+            line.bbox[0] < upper.x0 - EDGE or line.bbox[2] > upper.x1 + EDGE
+        ):
+            return True
+    return False
+
+
+def _overlaps(a: BBox, b: BBox) -> bool:
+    return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
+
+
+def _looks_tabular(lines: list[Line], region: BBox) -> bool:
+    """Two or more rows, at least half of them with two or more pieces of text, few lines as wide as prose."""
+    rows = _rows(lines)
+    if len(rows) < 2:
+        return False
+    multi = sum(1 for row in rows if len(row.lines) >= 2)
+    wide = sum(1 for line in lines if line.width > 0.7 * (region[2] - region[0]))
+    return multi >= 0.5 * len(rows) and wide <= 1
+
+
+# -- structure
+
+
+@dataclass
+class _Row:
+    lines: list[Line] = field(default_factory=list)
+    top: float = 0.0
+    bottom: float = 0.0
+
+    def add(self, line: Line) -> None:
+        if not self.lines:
+            self.top, self.bottom = line.bbox[1], line.bbox[3]
+        self.lines.append(line)
+        self.top, self.bottom = min(self.top, line.bbox[1]), max(self.bottom, line.bbox[3])
+
+    @property
+    def center(self) -> float:
+        return (self.top + self.bottom) / 2
+
+
+def _rows(lines: list[Line]) -> list[_Row]:
+    """Lines grouped into rows: a line joins a row it overlaps by half its height."""
+    rows: list[_Row] = []
+    for line in sorted(lines, key=lambda l: (l.bbox[1] + l.bbox[3]) / 2):
+        row = rows[-1] if rows else None
+        overlap = min(row.bottom, line.bbox[3]) - max(row.top, line.bbox[1]) if row else 0.0
+        if row is not None and overlap >= 0.5 * line.height:
+            row.add(line)
+        else:
+            row = _Row()
+            row.add(line)
+            rows.append(row)
+    return rows
+
+
+def build_table(region: BBox, lines: list[Line], rules: list[Rule]) -> Table | None:
+    """Cells from the ruling grid when the table is fully ruled, else from the alignment of its text."""
+    if not lines:
+        return None
+    vertical = [r for r in rules if not r.horizontal]
+    if len(vertical) >= 2:
+        grid = _grid_cells(region, lines, rules)
+        if grid is not None:
+            return grid
+    return _aligned_cells(region, lines, rules)
+
+
+def _boundaries(positions: list[float], tolerance: float = 2.0) -> list[float]:
+    values: list[float] = []
+    for position in sorted(positions):
+        if not values or position - values[-1] > tolerance:
+            values.append(position)
+    return values
+
+
+def _grid_cells(region: BBox, lines: list[Line], rules: list[Rule]) -> Table | None:
+    """Cells of a fully ruled table: slots of the rule grid, merged where a rule is missing."""
+    xs = _boundaries([r.position for r in rules if not r.horizontal])
+    ys = _boundaries([r.position for r in rules if r.horizontal])
+    if len(xs) < 3 or len(ys) < 3 or xs[0] > region[0] + EDGE or xs[-1] < region[2] - EDGE:
+        return None
+    n_rows, n_cols = len(ys) - 1, len(xs) - 1
+    parent = list(range(n_rows * n_cols))
+
+    def find(slot: int) -> int:
+        while parent[slot] != slot:
+            parent[slot] = parent[parent[slot]]
+            slot = parent[slot]
+        return slot
+
+    def ruled(horizontal: bool, position: float, start: float, end: float) -> bool:
+        middle = (start + end) / 2
+        return any(r.horizontal == horizontal and abs(r.position - position) <= 2.0
+                   and r.start <= middle <= r.end for r in rules)
+
+    for row in range(n_rows):
+        for col in range(n_cols):
+            slot = row * n_cols + col
+            if col + 1 < n_cols and not ruled(False, xs[col + 1], ys[row], ys[row + 1]):
+                parent[find(slot + 1)] = find(slot)
+            if row + 1 < n_rows and not ruled(True, ys[row + 1], xs[col], xs[col + 1]):
+                parent[find(slot + n_cols)] = find(slot)
+    members: dict[int, list[tuple[int, int]]] = {}
+    for row in range(n_rows):
+        for col in range(n_cols):
+            members.setdefault(find(row * n_cols + col), []).append((row, col))
+    cells = []
+    for slots in members.values():
+        rows_of = sorted({r for r, _ in slots})
+        cols_of = sorted({c for _, c in slots})
+        if len(slots) != len(rows_of) * len(cols_of):
+            return None  # not a rectangle: the rules do not describe cells
+        box = (xs[cols_of[0]], ys[rows_of[0]], xs[cols_of[-1] + 1], ys[rows_of[-1] + 1])
+        text = _join([line for line in lines if _center_inside(line.bbox, box)])
+        cells.append(TableCell(row=rows_of[0], col=cols_of[0], text=text, row_span=len(rows_of),
+                               col_span=len(cols_of)))
+    header_rows = _header_rows(cells, lines, ys)
+    for cell in cells:
+        cell.header = cell.row < header_rows
+    return make_table(n_rows, n_cols, cells)
+
+
+def _aligned_cells(region: BBox, lines: list[Line], rules: list[Rule]) -> Table | None:
+    """Cells of a table ruled only horizontally: rows from text baselines, columns from alignment."""
+    rows, placed = _row_assignments(lines)
+    inner = [r for r in rules if r.horizontal and region[1] + EDGE < r.position < region[3] - EDGE]
+    full_inner = [r for r in inner if r.x0 <= region[0] + EDGE and r.x1 >= region[2] - EDGE]
+    header_rows = sum(1 for row in rows if full_inner and row.center < full_inner[0].position) or 1
+    header_rows = min(header_rows, max(1, len(rows) - 1))
+    columns = _columns([line for line, row, _ in placed if row >= header_rows])
+    if len(columns) < 2:
+        return None
+    found: dict[tuple[int, int], list[Line]] = {}
+    spans: dict[tuple[int, int], tuple[int, int]] = {}
+    partial = [r for r in inner if r not in full_inner]
+    for line, row, row_span in placed:
+        cols = _columns_of(line, columns, [r for r in partial if r.position > line.bbox[3]])
+        key = (row, cols[0])
+        found.setdefault(key, []).append(line)
+        spans[key] = (max(row_span, spans.get(key, (1, 1))[0]), max(len(cols), spans.get(key, (1, 1))[1]))
+    cells = [
+        TableCell(row=row, col=col, text=_join(pieces), row_span=spans[(row, col)][0],
+                  col_span=spans[(row, col)][1], header=row < header_rows)
+        for (row, col), pieces in sorted(found.items())
+    ]
+    _extend_row_headers(cells, len(rows), header_rows)
+    return make_table(len(rows), len(columns), cells)
+
+
+def _row_assignments(lines: list[Line]) -> tuple[list[_Row], list[tuple[Line, int, int]]]:
+    """Rows, and each line's (row index, row span): a line set between two rows spans both."""
+    clusters = _rows(lines)
+    kept: list[_Row] = []
+    placed: list[tuple[Line, int, int]] = []
+    for index, row in enumerate(clusters):
+        above = kept[-1] if kept else None
+        below = clusters[index + 1] if index + 1 < len(clusters) else None
+        if above is not None and below is not None and _between(row, above, below):
+            placed.extend((line, len(kept) - 1, 2) for line in row.lines)
+            continue
+        kept.append(row)
+        placed.extend((line, len(kept) - 1, 1) for line in row.lines)
+    return kept, placed
+
+
+def _between(row: _Row, above: _Row, below: _Row) -> bool:
+    height = row.bottom - row.top
+    into_above = above.bottom - row.top
+    into_below = row.bottom - below.top
+    return height > 0 and into_above >= MIN_SPAN_OVERLAP * height and into_below >= MIN_SPAN_OVERLAP * height
+
+
+def _columns(lines: list[Line]) -> list[tuple[float, float]]:
+    """x-intervals of the columns: the body's text pieces merged where they overlap."""
+    intervals: list[list[float]] = []
+    for line in sorted(lines, key=lambda l: l.bbox[0]):
+        if intervals and line.bbox[0] <= intervals[-1][1] + 1.0:
+            intervals[-1][1] = max(intervals[-1][1], line.bbox[2])
+        else:
+            intervals.append([line.bbox[0], line.bbox[2]])
+    return [(a, b) for a, b in intervals]
+
+
+def _columns_of(line: Line, columns: list[tuple[float, float]], rules_below: list[Rule]) -> list[int]:
+    """The columns a piece of text covers: under a partial rule it spans what the rule spans."""
+    center = (line.bbox[0] + line.bbox[2]) / 2
+    underline = next((r for r in sorted(rules_below, key=lambda r: r.position)
+                      if r.position - line.bbox[3] < 2 * line.height and r.x0 - EDGE <= center <= r.x1 + EDGE), None)
+    if underline is not None:
+        covered = [i for i, (a, b) in enumerate(columns) if underline.x0 - EDGE <= (a + b) / 2 <= underline.x1 + EDGE]
+        if covered:
+            return covered
+    covered = [i for i, (a, b) in enumerate(columns) if min(b, line.bbox[2]) - max(a, line.bbox[0]) > 0.5 * (b - a)]
+    if covered:
+        return covered
+    return [min(range(len(columns)), key=lambda i: abs((columns[i][0] + columns[i][1]) / 2 - center))]
+
+
+def _extend_row_headers(cells: list[TableCell], n_rows: int, header_rows: int) -> None:
+    """A first-column body cell with empty first-column cells on both sides spans them (a multirow label)."""
+    first = {cell.row: cell for cell in cells if cell.col == 0}
+    for cell in sorted(first.values(), key=lambda c: c.row):
+        if cell.row < header_rows:
+            continue
+        top, bottom = cell.row, cell.row + cell.row_span - 1
+        while top - 1 >= header_rows and bottom + 1 < n_rows and top - 1 not in first and bottom + 1 not in first:
+            top, bottom = top - 1, bottom + 1
+        if top != cell.row:
+            del first[cell.row]
+            cell.row, cell.row_span = top, bottom - top + 1
+            first[top] = cell
+
+
+def _header_rows(cells: list[TableCell], lines: list[Line], ys: list[float]) -> int:
+    """Rows of the header: as deep as the tallest cell of the first row, or the bold rows on top."""
+    depth = max((cell.row_span for cell in cells if cell.row == 0), default=1)
+    bold_rows = 0
+    for row in range(len(ys) - 1):
+        row_lines = [l for l in lines if ys[row] <= (l.bbox[1] + l.bbox[3]) / 2 <= ys[row + 1]]
+        if row_lines and all(l.bold for l in row_lines):
+            bold_rows += 1
+        else:
+            break
+    return max(depth, bold_rows, 1) if bold_rows < len(ys) - 1 else depth
+
+
+def _join(lines: list[Line]) -> str:
+    return " ".join(line.text for line in sorted(lines, key=lambda l: (round(l.bbox[1]), l.bbox[0]))).strip()
+
+
+def make_table(n_rows: int, n_cols: int, cells: list[TableCell]) -> Table:
+    """The table with its HTML; slots no cell covers become empty cells."""
+    covered: set[tuple[int, int]] = set()
+    by_slot = {}
+    for cell in cells:
+        by_slot[(cell.row, cell.col)] = cell
+        covered.update((r, c) for r in range(cell.row, cell.row + cell.row_span)
+                       for c in range(cell.col, cell.col + cell.col_span))
+    complete = list(cells)
+    for row in range(n_rows):
+        for col in range(n_cols):
+            if (row, col) not in covered:
+                header = any(c.header for c in cells if c.row == row)
+                filler = TableCell(row=row, col=col, text="", header=header)
+                complete.append(filler)
+                by_slot[(row, col)] = filler
+    complete.sort(key=lambda c: (c.row, c.col))
+    parts = ["<table>"]
+    for row in range(n_rows):
+        parts.append("<tr>")
+        for cell in (c for c in complete if c.row == row):
+            tag = "th" if cell.header else "td"
+            attributes = (f' rowspan="{cell.row_span}"' if cell.row_span > 1 else "") + \
+                         (f' colspan="{cell.col_span}"' if cell.col_span > 1 else "")
+            parts.append(f"<{tag}{attributes}>{html.escape(cell.text, quote=False)}</{tag}>")
+        parts.append("</tr>")
+    parts.append("</table>")
+    return Table(rows=n_rows, cols=n_cols, cells=complete, html="".join(parts))

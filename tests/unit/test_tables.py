@@ -1,0 +1,81 @@
+from engine.rules import Rule, merge_rules, rules_from_boxes
+from engine.stages.tables import build_table, find_table_regions, make_table
+from engine.types import Line, TableCell
+
+
+def text(value: str, x0: float, y0: float, x1: float, bold: bool = False) -> Line:
+    return Line(text=value, bbox=(x0, y0, x1, y0 + 8), size=8, bold=bold)
+
+
+def hrule(y: float, x0: float = 100, x1: float = 400) -> Rule:
+    return Rule(x0, y, x1, y)
+
+
+def vrule(x: float, y0: float, y1: float) -> Rule:
+    return Rule(x, y0, x, y1)
+
+
+def test_pieces_of_a_grid_drawn_cell_by_cell_merge_into_rules():
+    pieces = rules_from_boxes([(100, 50, 200, 50), (200, 50, 300, 50.2), (100, 60, 100, 70), (100, 70, 100, 80)])
+    assert sorted((r.x0, r.x1, r.horizontal) for r in pieces) == [(100, 100, False), (100, 300, True)]
+    assert merge_rules([hrule(10, 0, 50), hrule(10, 60, 90)]) == [hrule(10, 0, 50), hrule(10, 60, 90)]
+
+
+def booktabs_table():
+    """Header of two rows ("Area" set between them, "2017" over a partial rule), a multirow body label."""
+    lines = [
+        text("2017", 300, 102, 330, bold=True),
+        text("Area", 110, 108, 140, bold=True),
+        text("Loans", 260, 114, 290, bold=True), text("Visits", 340, 114, 380, bold=True),
+        text("166", 270, 128, 290), text("180", 360, 128, 380),
+        text("Centre", 110, 134, 150),
+        text("72", 275, 140, 290), text("158", 360, 140, 380),
+    ]
+    rules = [hrule(100), Rule(250, 112, 390, 112), hrule(125), hrule(160)]
+    return lines, rules
+
+
+def test_booktabs_table_header_spans_and_multirow_cells():
+    lines, rules = booktabs_table()
+    [(region, members)] = find_table_regions(rules, lines)
+    assert region == (100, 100, 400, 160)
+    table = build_table(region, lines, members)
+    assert (table.rows, table.cols) == (4, 3)
+    assert table.html == (
+        "<table><tr><th rowspan=\"2\">Area</th><th colspan=\"2\">2017</th></tr>"
+        "<tr><th>Loans</th><th>Visits</th></tr>"
+        "<tr><td rowspan=\"2\">Centre</td><td>166</td><td>180</td></tr>"
+        "<tr><td>72</td><td>158</td></tr></table>"
+    )
+
+
+def test_fully_ruled_table_takes_its_cells_from_the_grid():
+    ys = [100, 112, 124, 136, 148]
+    lines = [
+        text("Area", 105, 110, 130), text("2017", 255, 102, 290),
+        text("Loans", 205, 114, 240), text("Visits", 305, 114, 340),
+        text("Centre", 105, 134, 140), text("1", 205, 126, 210), text("2", 305, 126, 310),
+        text("3", 205, 138, 210), text("4", 305, 138, 310),
+    ]
+    rules = [hrule(y) for y in (100, 124, 148)] + [Rule(200, 112, 400, 112), Rule(200, 136, 400, 136)]
+    rules += [vrule(x, 100, 148) for x in (100, 200, 400)] + [vrule(300, 112, 148)]
+    [(region, members)] = find_table_regions(rules, lines)
+    table = build_table(region, lines, members)
+    assert len(ys) - 1 == table.rows and table.cols == 3
+    cells = {(c.row, c.col): (c.text, c.row_span, c.col_span, c.header) for c in table.cells}
+    assert cells[(0, 0)] == ("Area", 2, 1, True)
+    assert cells[(0, 1)] == ("2017", 1, 2, True)
+    assert cells[(2, 0)] == ("Centre", 2, 1, False)
+    assert cells[(3, 2)] == ("4", 1, 1, False)
+
+
+def test_prose_between_rules_is_not_a_table():
+    lines = [text("A paragraph of running text that fills the whole column width", 60, 110, 500),
+             text("and goes on below the first line of it.", 60, 120, 500)]
+    assert find_table_regions([hrule(100), hrule(140)], lines) == []
+
+
+def test_html_escapes_text_and_fills_uncovered_slots():
+    table = make_table(2, 2, [TableCell(0, 0, "a < b", header=True), TableCell(0, 1, "x", header=True),
+                              TableCell(1, 0, "1")])
+    assert table.html == "<table><tr><th>a &lt; b</th><th>x</th></tr><tr><td>1</td><td></td></tr></table>"
