@@ -57,10 +57,15 @@ def rules_from_image(image: np.ndarray, scale: float, min_length_pt: float = 20.
     for kernel_shape in ((length, 1), (1, length)):
         kernel = cv2.getStructuringElement(cv2.MORPH_RECT, kernel_shape)
         lines = cv2.morphologyEx(ink, cv2.MORPH_OPEN, kernel)
-        count, _, stats, _ = cv2.connectedComponentsWithStats(lines, connectivity=8)
-        for x, y, w, h, _area in stats[1:count]:
-            if min(w, h) <= MAX_THICKNESS * scale * 1.5:
-                rules.append(Rule(x / scale, y / scale, (x + w) / scale, (y + h) / scale))
+        count, _, stats, centroids = cv2.connectedComponentsWithStats(lines, connectivity=8)
+        for (x, y, w, h, area), (cx, cy) in zip(stats[1:count], centroids[1:count]):
+            thickness = area / max(w, h)  # mean thickness: a slightly skewed scan line has a tall box
+            if thickness > MAX_THICKNESS * scale:
+                continue
+            if w >= h:
+                rules.append(Rule(x / scale, (cy - thickness / 2) / scale, (x + w) / scale, (cy + thickness / 2) / scale))
+            else:
+                rules.append(Rule((cx - thickness / 2) / scale, y / scale, (cx + thickness / 2) / scale, (y + h) / scale))
     return merge_rules(rules)
 
 

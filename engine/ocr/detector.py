@@ -9,6 +9,7 @@ import numpy as np
 from engine.runtime import OnnxModel
 
 PixelBox = tuple[int, int, int, int]  # x0, y0, x1, y1 in pixels of the page image
+TEXT_INSET = 0.15  # share of the grown line height between the crop's edge and the ink
 
 
 @dataclass(frozen=True)
@@ -71,10 +72,11 @@ class TextDetector:
             grow = w * h * self.unclip_ratio / (w + h)  # DB's unclip distance for a rectangle, on both sides
             quad = cv2.boxPoints(((cx, cy), (w + grow, h + grow), angle)) * np.array([sx, sy], dtype=np.float32)
             quad = _clockwise_from_top_left(quad)
-            x0, y0 = np.clip(quad.min(axis=0), 0, [width, height])
-            x1, y1 = np.clip(quad.max(axis=0), 0, [width, height])
             line_height = float(min(np.linalg.norm(quad[0] - quad[3]), np.linalg.norm(quad[0] - quad[1])))
-            if line_height >= self.min_height and x1 > x0:
+            inset = TEXT_INSET * line_height  # the grown quad has margins around the ink; the box does not
+            x0, y0 = np.clip(quad.min(axis=0) + inset, 0, [width, height])
+            x1, y1 = np.clip(quad.max(axis=0) - inset, 0, [width, height])
+            if line_height >= self.min_height and x1 > x0 and y1 > y0:
                 found.append(Detection(quad, (int(x0), int(y0), int(x1), int(y1)), line_height, score))
         return found
 
