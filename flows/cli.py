@@ -50,7 +50,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     folder = get_settings().home_dir / "samples"
     write_samples(folder)
     print_summary(digitize(source=str(folder)), str(folder))
-    console.print(f"[bold]folio sql[/bold] {DEMO_QUERY!r}")
+    console.print("Example query (run your own with: folio sql \"SELECT ...\"):", style="bold")
+    console.print(DEMO_QUERY, markup=False, highlight=False)
     print_rows(*read_only_query(DEMO_QUERY, limit=args.limit))
     return 0
 
