@@ -3,6 +3,7 @@
 import re
 from collections import Counter
 
+from engine.mathiness import is_math_char, prose_words
 from engine.stages.blocks import LIST_MARKER, join_lines, union
 from engine.types import Block, BlockType, PageState
 
@@ -19,6 +20,8 @@ FOOTNOTE_SIZE = 0.92  # footnotes are set smaller than the body
 MATH_SHARE = 0.35  # a short block with at least this share of math characters is a display formula
 MAX_TITLE_CHARS = 200
 MAX_FORMULA_LINES = 6
+MAX_FORMULA_WORDS = 2  # words of three letters or more (not sin, log...) a display formula may contain
+MAX_FRAGMENT_CHARS = 40
 
 
 def body_size(blocks: list[Block]) -> float:
@@ -39,7 +42,7 @@ class ClassifyStage:
             for block in page.blocks:
                 if block.type == "text":  # blocks typed by an earlier stage (tables) keep their type
                     block.type = classify(block, body, page.input.height, page.blocks)
-            page.blocks = _attach_equation_numbers(page.blocks)
+            page.blocks = _attach_equation_numbers(merge_formula_parts(page.blocks, body))
         return pages
 
 
@@ -55,7 +58,7 @@ def classify(block: Block, body: float, page_height: float, blocks: list[Block])
         return "header"
     if in_bottom_margin and small and len(block.lines) <= 2:
         return "footer"
-    if _math_share(block) >= MATH_SHARE and len(block.lines) <= MAX_FORMULA_LINES:
+    if is_display_math(block):
         return "formula"
     if CAPTION.match(text):
         return "caption"
@@ -85,8 +88,53 @@ def _math_share(block: Block) -> float:
     return sum(line.math * len(line.text) for line in block.lines) / chars if chars else 0.0
 
 
+def is_display_math(block: Block) -> bool:
+    """Short, mostly math characters, an operator or symbol somewhere, hardly any words."""
+    return (
+        len(block.lines) <= MAX_FORMULA_LINES
+        and _math_share(block) >= MATH_SHARE
+        and prose_words(block.text) <= MAX_FORMULA_WORDS
+        and any(is_math_char(char) for char in block.text)
+    )
+
+
+def _is_fragment(block: Block) -> bool:
+    """A scrap that can be part of a formula: a limit, an exponent, a fraction's numerator."""
+    return block.type in ("text", "formula", "list_item") and len(block.text) <= MAX_FRAGMENT_CHARS \
+        and prose_words(block.text) <= 1
+
+
+def merge_formula_parts(blocks: list[Block], body: float) -> list[Block]:
+    """Scraps next to a formula (stacked limits, fractions, big operators) join it; one block per formula."""
+    reach = max(body, 6.0)
+    formulas = [b for b in blocks if b.type == "formula"]
+    absorbed: set[int] = set()
+    for formula in formulas:
+        if id(formula) in absorbed:
+            continue
+        grew = True
+        while grew:
+            grew = False
+            for other in blocks:
+                if other is formula or id(other) in absorbed or not _is_fragment(other):
+                    continue
+                if _gap(formula.bbox, other.bbox, 0) <= 2.5 * reach and _gap(formula.bbox, other.bbox, 1) <= 0.6 * reach:
+                    formula.lines = formula.lines + other.lines
+                    formula.bbox = union([formula.bbox, other.bbox])
+                    absorbed.add(id(other))
+                    grew = True
+        formula.lines.sort(key=lambda line: (line.bbox[1], line.bbox[0]))
+        formula.text = " ".join(line.text for line in formula.lines)
+    return [b for b in blocks if id(b) not in absorbed]
+
+
+def _gap(a: tuple[float, ...], b: tuple[float, ...], axis: int) -> float:
+    """Empty space between two boxes along an axis (0: x, 1: y); 0 when they overlap."""
+    return max(0.0, max(a[axis], b[axis]) - min(a[axis + 2], b[axis + 2]))
+
+
 def _attach_equation_numbers(blocks: list[Block]) -> list[Block]:
-    """An equation number like "(3)" on a formula's row belongs to that formula."""
+    """An equation number like "(3)" on a formula's row belongs to that formula's text (not its box)."""
     formulas = [b for b in blocks if b.type == "formula"]
     kept = []
     for block in blocks:
@@ -94,9 +142,7 @@ def _attach_equation_numbers(blocks: list[Block]) -> list[Block]:
         if owner is None:
             kept.append(block)
             continue
-        owner.lines = owner.lines + block.lines
-        owner.bbox = union([owner.bbox, block.bbox])
-        owner.text = join_lines(owner.lines)
+        owner.text = f"{owner.text} {block.text.strip()}"
     return kept
 
 

@@ -4,6 +4,7 @@ import pymupdf
 
 from engine.ocr.detector import Detection, TextDetector, crop_line
 from engine.ocr.recognizer import TextRecognizer
+from engine.mathiness import text_math_share
 from engine.render import render_page, render_scale
 from engine.types import Line, PageState
 
@@ -62,4 +63,5 @@ class OcrStage:
 
 def _line_in_points(text: str, confidence: float, detection: Detection, scale: float) -> Line:
     bbox = tuple(float(v) / scale for v in detection.box)
-    return Line(text=text, bbox=bbox, size=LINE_TO_FONT_SIZE * detection.line_height / scale, confidence=confidence)
+    return Line(text=text, bbox=bbox, size=LINE_TO_FONT_SIZE * detection.line_height / scale, confidence=confidence,
+                math=text_math_share(text))

@@ -50,4 +50,26 @@ def test_an_equation_number_joins_its_formula():
                                      text_lines=[]), blocks=body + [formula, number])
     ClassifyStage()([page])
     assert [b.type for b in page.blocks] == ["text", "formula"]
-    assert page.blocks[1].bbox[2] == 540
+    assert page.blocks[1].text == "a + b = c (3)"
+    assert page.blocks[1].bbox[2] == 340  # the box stays the formula's own
+
+
+def test_scraps_of_a_display_formula_become_one_formula_block():
+    body = [make_block(BODY, 150 + 60 * i, lines=4) for i in range(3)]
+    parts = [
+        make_block("n", 335, x0=262, x1=268), make_block("∑", 341, x0=258, x1=272),
+        make_block("i=1", 355, x0=258, x1=274), make_block("i = n(n + 1)", 345, x0=276, x1=336, math=0.8),
+        make_block("2", 357, x0=300, x1=306),
+    ]
+    page = PageState(input=PageInput(key="p", pdf_path="", page_index=0, width=595, height=PAGE_HEIGHT,
+                                     text_lines=[]), blocks=body + parts)
+    ClassifyStage()([page])
+    formulas = [b for b in page.blocks if b.type == "formula"]
+    assert len(formulas) == 1 and len(page.blocks) == 4
+    assert formulas[0].bbox == (258, 335, 336, 357 + 12)
+
+
+def test_a_sentence_with_an_equals_sign_is_not_a_formula():
+    body = [make_block(BODY, 150 + 60 * i, lines=4) for i in range(3)]
+    sentence = make_block("The total = the sum of all boxes received this year", 400, math=0.4)
+    assert classify_all(body + [sentence])[-1] == "text"

@@ -1,0 +1,1 @@
+"""Display-formula recognition: formula images to LaTeX, with a pluggable model."""

@@ -1,0 +1,64 @@
+"""How much a piece of text looks like mathematics: math fonts, symbols, operators, lone variables."""
+
+import re
+
+from engine.types import Span
+
+MATH_FONT = re.compile(
+    r"^(CM(MI|SY|EX|BSY|MIB)|LMMath|.*Math|StandardSym|Symbol|rsfs|eufm|eusm|MSAM|MSBM|stmary|wasy|esint|txsy|txex|"
+    r"pxsy|pxex|MT(Extra|Symbol)|Euclid)",
+    re.IGNORECASE,
+)
+ROMAN_MATH_FONT = re.compile(r"^(CMR|CMBX|CMTI)\d", re.IGNORECASE)  # math roman when the body is not CM itself
+OPERATORS = set("=+<>^_|/∗·×÷±∓≤≥≠≈≡∼∝→←↔⇒⇔∀∃∈∉⊂⊆∪∩∧∨¬∞∂∇√∑∏∫∮")
+FUNCTION_NAMES = {"sin", "cos", "tan", "cot", "sec", "csc", "log", "exp", "lim", "max", "min", "sup", "inf",
+                  "det", "gcd", "mod", "arg", "deg", "dim", "ker", "sinh", "cosh", "tanh", "arcsin", "arccos",
+                  "arctan", "var", "cov", "bmod"}
+WORD = re.compile(r"[A-Za-z]{3,}")
+
+
+def is_math_char(char: str) -> bool:
+    """Operators, arrows, Greek and math alphanumerics: characters prose rarely uses."""
+    code = ord(char)
+    return (
+        char in OPERATORS or 0x2200 <= code <= 0x22FF or 0x2A00 <= code <= 0x2AFF or 0x27C0 <= code <= 0x27EF
+        or 0x2190 <= code <= 0x21FF or 0x1D400 <= code <= 0x1D7FF or 0x0391 <= code <= 0x03C9
+    )
+
+
+def prose_words(text: str) -> int:
+    """Words of three or more letters that are not function names like sin or log."""
+    return sum(1 for word in WORD.findall(text) if word.lower() not in FUNCTION_NAMES)
+
+
+def text_math_share(text: str) -> float:
+    """Share of non-space characters that are math symbols or lone letters (variables): for OCR'd text."""
+    tokens = re.findall(r"[A-Za-z]+|\S", text)
+    total = sum(len(token) for token in tokens)
+    if not total:
+        return 0.0
+    mathy = 0
+    for token in tokens:
+        if len(token) == 1:
+            mathy += is_math_char(token) or token.isalpha() or token in "()[]{}0123456789"
+        elif token.lower() in FUNCTION_NAMES:
+            mathy += len(token)
+    return mathy / total
+
+
+def span_math_share(spans: list[Span], body_font: str, line_size: float) -> float:
+    """Share of characters set in math fonts, as math symbols, as lone italic letters, or as sub/superscripts."""
+    mathy = total = 0
+    for span in spans:
+        in_math_font = span.font != body_font and (
+            MATH_FONT.match(span.font) is not None or ROMAN_MATH_FONT.match(span.font) is not None
+        )
+        stripped = span.text.strip()
+        lone_italic = len(stripped) <= 2 and ("Ital" in span.font or "-It" in span.font or "Oblique" in span.font)
+        script = span.size < 0.8 * line_size
+        for char in span.text:
+            if char.isspace():
+                continue
+            total += 1
+            mathy += in_math_font or lone_italic or script or is_math_char(char)
+    return mathy / total if total else 0.0
