@@ -6,12 +6,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine import ENGINE_VERSION
+from engine.formula import load_formula_model
 from engine.ocr.detector import TextDetector
 from engine.ocr.models import find_ocr_models
 from engine.ocr.recognizer import TextRecognizer
 from engine.runtime import OnnxModel
 from engine.stages.blocks import BlockStage
 from engine.stages.classify import ClassifyStage
+from engine.stages.formulas import FormulaStage
 from engine.stages.ocr import OcrStage, PageRenderer
 from engine.stages.reading_order import ReadingOrderStage
 from engine.stages.tables import TableStage
@@ -27,6 +29,7 @@ class EngineConfig:
     ocr_dpi: int = 150
     max_page_pixels: int = 25_000_000
     ocr_model_dir: Path | None = None
+    formula_model: str = "auto"  # auto | none | junia | a folder with a checkpoint
 
 
 class Pipeline:
@@ -66,4 +69,6 @@ def build_pipeline(config: EngineConfig = EngineConfig()) -> Pipeline:
         TextDetector(OnnxModel(files.det, config.device)),
         TextRecognizer(OnnxModel(files.rec, config.device)),
     )
-    return Pipeline([TextLayerStage(), ocr, TableStage(), BlockStage(), ClassifyStage(), ReadingOrderStage()])
+    formulas = FormulaStage(load_formula_model(config.formula_model, config.device))
+    return Pipeline([TextLayerStage(), ocr, TableStage(), BlockStage(), ClassifyStage(), formulas, ReadingOrderStage()])
+

@@ -57,6 +57,7 @@ def get_pipeline() -> Pipeline:
     """The engine's pipeline, loaded once per worker process."""
     settings = get_settings()
     return build_pipeline(EngineConfig(device=settings.device, ocr_dpi=settings.ocr_dpi,
+                                       formula_model=settings.formula_model,
                                        max_page_pixels=settings.max_page_pixels))
 
 

@@ -1,1 +1,35 @@
 """Display-formula recognition: formula images to LaTeX, with a pluggable model."""
+
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+
+class FormulaModel(Protocol):
+    """Anything that reads formula crops (RGB, dark on light) into (LaTeX, confidence) pairs."""
+
+    name: str
+
+    def __call__(self, crops: list[np.ndarray]) -> list[tuple[str, float]]: ...
+
+
+def load_formula_model(spec: str, device: str = "auto") -> FormulaModel | None:
+    """The model FOLIO_FORMULA_MODEL names: auto (latex-ocr-junia if installed), none, junia, or a folder.
+
+    A folder holds a latex-ocr-junia style checkpoint: best.pt, model_config.json, tokenizer.json.
+    """
+    if spec == "none":
+        return None
+    if spec == "auto" and (find_spec("torch") is None or find_spec("latex_ocr_junia") is None):
+        return None
+    from engine.formula.junia import JuniaFormulaModel
+
+    if spec in ("auto", "junia"):
+        return JuniaFormulaModel(device=device)
+    folder = Path(spec).expanduser()
+    missing = [name for name in ("best.pt", "model_config.json", "tokenizer.json") if not (folder / name).is_file()]
+    if missing:
+        raise FileNotFoundError(f"formula model folder {folder} lacks {', '.join(missing)}")
+    return JuniaFormulaModel(assets=folder, device=device)

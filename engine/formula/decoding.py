@@ -12,7 +12,7 @@ class RepetitionGuard:
     """Watches one sequence; `looping` says when its tail is a unit repeated MIN_REPEATS times."""
 
     tokens: list[int] = field(default_factory=list)
-    period: int = 0
+    keep: int = 0  # once looping: how many tokens to keep (up to the end of the first repeat)
 
     def looping(self, token: int) -> bool:
         self.tokens.append(token)
@@ -22,15 +22,10 @@ class RepetitionGuard:
                 break
             tail = self.tokens[-span:]
             if all(tail[i] == tail[i % period] for i in range(span)):
-                self.period = period
+                self.keep = len(self.tokens) - span + period
                 return True
         return False
 
     def trimmed(self, output: list[int]) -> list[int]:
         """The output with the repeats beyond the first dropped, once a loop was seen."""
-        if not self.period:
-            return output
-        cut = len(output)
-        while cut - 2 * self.period >= 0 and output[cut - self.period:cut] == output[cut - 2 * self.period:cut - self.period]:
-            cut -= self.period
-        return output[:cut]
+        return output[:self.keep] if self.keep else output

@@ -15,10 +15,19 @@ from engine.formula.decoding import RepetitionGuard
 MAX_TOKENS = 256
 
 
+def torch_device(device: str):
+    """auto|cpu|cuda as a torch device: auto takes CUDA when PyTorch sees a GPU."""
+    import torch
+
+    if device == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError("FOLIO_DEVICE=cuda but PyTorch sees no CUDA device")
+    return torch.device("cuda" if device != "cpu" and torch.cuda.is_available() else "cpu")
+
+
 class JuniaFormulaModel:
     """Reads formula crops (dark on light, RGB or grey) into LaTeX, a batch at a time."""
 
-    def __init__(self, assets: Path | None = None, device: str = "cpu", max_tokens: int = MAX_TOKENS):
+    def __init__(self, assets: Path | None = None, device: str = "auto", max_tokens: int = MAX_TOKENS):
         import torch
         from latex_ocr_junia.model import build_model, load_checkpoint
         from latex_ocr_junia.utils import load_model_config
@@ -28,7 +37,7 @@ class JuniaFormulaModel:
 
             assets = Path(latex_ocr_junia.__file__).parent / "assets"
         self.torch = torch
-        self.device = torch.device(device)
+        self.device = torch_device(device)
         self.config = load_model_config(assets / "model_config.json")
         self.model = build_model(self.config).to(self.device).eval()
         load_checkpoint(self.model, str(assets / "best.pt"), device=self.device)
@@ -64,19 +73,21 @@ class JuniaFormulaModel:
         return "".join(self.tokens.get(i, "") for i in ids).strip()
 
     def _greedy(self, memory) -> tuple[list[list[int]], list[float]]:
-        """Greedy decoding with cached keys and values, a length cap and a repetition guard."""
+        """Greedy decoding with cached keys and values, a length cap and a repetition guard.
+
+        Rows that finish leave the batch, so long formulas do not keep short ones computing.
+        """
         torch = self.torch
-        functional = torch.nn.functional
-        batch = memory.shape[0]
+        attend = torch.nn.functional.scaled_dot_product_attention
         blocks = self.model.decoder_blocks
         heads = blocks[0].self_attn.num_heads
         cross = [self._project_kv(block.cross_attn, memory, heads) for block in blocks]
         cache: list[tuple | None] = [None] * len(blocks)
-        token = torch.full((batch,), self.bos, dtype=torch.long, device=memory.device)
-        outputs: list[list[int]] = [[] for _ in range(batch)]
-        scores: list[list[float]] = [[] for _ in range(batch)]
-        done = [False] * batch
-        guards = [RepetitionGuard() for _ in range(batch)]
+        active = torch.arange(memory.shape[0], device=memory.device)
+        token = torch.full((memory.shape[0],), self.bos, dtype=torch.long, device=memory.device)
+        outputs: list[list[int]] = [[] for _ in range(memory.shape[0])]
+        scores: list[list[float]] = [[] for _ in range(memory.shape[0])]
+        guards = [RepetitionGuard() for _ in range(memory.shape[0])]
         embed = self.model.decoder_embed
         for step in range(self.max_tokens):
             x = embed.norm(embed.token_emb(token)[:, None] + embed.pos_emb.weight[step][None, None])
@@ -86,23 +97,26 @@ class JuniaFormulaModel:
                     k = torch.cat([cache[index][0], k], dim=2)
                     v = torch.cat([cache[index][1], v], dim=2)
                 cache[index] = (k, v)
-                x = x + self._out(block.self_attn, functional.scaled_dot_product_attention(q, k, v))
+                x = x + self._out(block.self_attn, attend(q, k, v))
                 q = self._project_q(block.cross_attn, block.cross_norm(x), heads)
-                x = x + self._out(block.cross_attn, functional.scaled_dot_product_attention(q, *cross[index]))
+                x = x + self._out(block.cross_attn, attend(q, *cross[index]))
                 x = x + block.ffn(block.ffn_norm(x))
             probabilities = torch.softmax(self.model.lm_head(self.model.decoder_norm(x))[:, 0].float(), dim=-1)
             best, token = probabilities.max(dim=-1)
-            for row in range(batch):
-                if done[row]:
-                    continue
-                value = int(token[row])
+            keep = []
+            for position, (row, value, score) in enumerate(zip(active.tolist(), token.tolist(), best.tolist())):
                 if value == self.eos or guards[row].looping(value):
-                    done[row] = True
                     continue
                 outputs[row].append(value)
-                scores[row].append(float(best[row]))
-            if all(done):
+                scores[row].append(score)
+                keep.append(position)
+            if not keep:
                 break
+            if len(keep) < len(active):
+                rows = torch.tensor(keep, device=memory.device)
+                active, token = active[rows], token[rows]
+                cache = [(k[rows], v[rows]) for k, v in cache]
+                cross = [(k[rows], v[rows]) for k, v in cross]
         confidences = [float(np.exp(np.mean(np.log(np.maximum(s, 1e-9))))) if s else 0.0 for s in scores]
         return [guard.trimmed(out) for guard, out in zip(guards, outputs)], confidences
 

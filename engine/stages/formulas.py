@@ -1,0 +1,64 @@
+"""LaTeX for display-formula blocks, read from crops of the page rendered at the model's resolution."""
+
+import re
+
+import numpy as np
+import pymupdf
+
+from engine.formula import FormulaModel
+from engine.types import Formula, PageState
+
+FORMULA_DPI = 200  # the formula model was trained on renders of about this resolution
+PAD = 4.0  # points of margin around the formula's box
+MAX_BATCH = 16
+_WRAPPER = re.compile(
+    r"^\s*(\\\[|\$\$|\$|\\begin\{(equation|displaymath|align|gather)\*?\})\s*(?P<body>.*?)\s*"
+    r"(\\\]|\$\$|\$|\\end\{(equation|displaymath|align|gather)\*?\})\s*$",
+    re.DOTALL,
+)
+
+
+def strip_math_wrapper(latex: str) -> str:
+    """The formula without the display-math environment the model may put around it."""
+    match = _WRAPPER.match(latex)
+    return match.group("body").strip() if match else latex.strip()
+
+
+class FormulaStage:
+    """Renders each formula block's box and gives it LaTeX; with no model, formulas keep only their box."""
+
+    def __init__(self, model: FormulaModel | None, dpi: int = FORMULA_DPI):
+        self.model = model
+        self.dpi = dpi
+
+    def __call__(self, pages: list[PageState]) -> list[PageState]:
+        if self.model is None:
+            return pages
+        blocks = [(page, block) for page in pages for block in page.blocks if block.type == "formula"]
+        if not blocks:
+            return pages
+        crops = self._crops(blocks)
+        for start in range(0, len(blocks), MAX_BATCH):
+            chunk = blocks[start:start + MAX_BATCH]
+            for (_, block), (latex, confidence) in zip(chunk, self.model(crops[start:start + MAX_BATCH])):
+                latex = strip_math_wrapper(latex)
+                if latex:
+                    block.formula = Formula(latex=latex, display=True, confidence=round(confidence, 4))
+        return pages
+
+    def _crops(self, blocks) -> list[np.ndarray]:
+        crops, documents = [], {}
+        try:
+            for page, block in blocks:
+                path = page.input.pdf_path
+                if path not in documents:
+                    documents[path] = pymupdf.open(path)
+                pdf_page = documents[path][page.input.page_index]
+                x0, y0, x1, y1 = block.bbox
+                clip = pymupdf.Rect(x0 - PAD, y0 - PAD, x1 + PAD, y1 + PAD) & pdf_page.rect
+                pixmap = pdf_page.get_pixmap(dpi=self.dpi, clip=clip, colorspace=pymupdf.csRGB, alpha=False)
+                crops.append(np.frombuffer(pixmap.samples, np.uint8).reshape(pixmap.height, pixmap.width, 3).copy())
+        finally:
+            for document in documents.values():
+                document.close()
+        return crops

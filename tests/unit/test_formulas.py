@@ -1,0 +1,74 @@
+import re
+
+import numpy as np
+import pymupdf
+import pytest
+
+from engine.formula import load_formula_model
+from engine.formula.decoding import RepetitionGuard
+from engine.formula.junia import JuniaFormulaModel
+from engine.render import render_page
+from engine.stages.formulas import strip_math_wrapper
+
+
+def feed(guard: RepetitionGuard, tokens: list[int]) -> int | None:
+    """Index at which the guard stops the sequence, or None."""
+    for index, token in enumerate(tokens):
+        if guard.looping(token):
+            return index
+    return None
+
+
+def test_repetition_guard_stops_loops_but_not_nested_groups():
+    assert feed(RepetitionGuard(), [5, 6, 7] * 3 + [8]) is None
+    assert feed(RepetitionGuard(), [9] * 7) is None  # "}}}}}}}" closes nested groups
+    assert feed(RepetitionGuard(), [1, 2] + [3, 4, 5] * 4) == 13
+    guard = RepetitionGuard()
+    looped = [1, 2] + [3, 4, 5] * 4
+    stop = feed(guard, looped)
+    assert guard.trimmed(looped[:stop]) == [1, 2, 3, 4, 5]
+
+
+def test_math_wrappers_are_stripped():
+    assert strip_math_wrapper(r"\begin{equation*}E=mc^2\end{equation*}") == "E=mc^2"
+    assert strip_math_wrapper(r"\[ a+b \]") == "a+b"
+    assert strip_math_wrapper(r"$$x$$") == "x"
+    assert strip_math_wrapper(r"\frac{a}{b}") == r"\frac{a}{b}"
+
+
+def test_model_choice():
+    assert load_formula_model("none") is None
+    with pytest.raises(FileNotFoundError, match="lacks best.pt"):
+        load_formula_model("/nonexistent/formula-model")
+
+
+@pytest.fixture(scope="module")
+def model() -> JuniaFormulaModel:
+    return JuniaFormulaModel(device="cpu")
+
+
+@pytest.fixture(scope="module")
+def equation() -> np.ndarray:
+    document = pymupdf.open()
+    page = document.new_page(width=126.4, height=40)
+    page.insert_text((20, 25.6), "a + b = c", fontname="Times-Italic", fontsize=16)
+    return render_page(page, 200 / 72)
+
+
+def test_decoder_length_cap(equation: np.ndarray):
+    capped = JuniaFormulaModel(device="cpu", max_tokens=5)
+    [(latex, confidence)] = capped([equation])
+    assert 0 < len(latex) <= 5
+    assert 0.0 <= confidence <= 1.0
+
+
+def test_reads_a_rendered_equation(model: JuniaFormulaModel, equation: np.ndarray):
+    [(latex, confidence)] = model([equation])
+    assert re.search(r"a\s*\+\s*b.*=.*c", strip_math_wrapper(latex)), latex
+    assert 0.0 < confidence <= 1.0
+
+
+def test_batches_give_the_same_answers_as_single_crops(model: JuniaFormulaModel, equation: np.ndarray):
+    wide = np.pad(equation, ((10, 10), (40, 40), (0, 0)), constant_values=255)
+    single = [model([crop])[0][0] for crop in (equation, wide)]
+    assert [latex for latex, _ in model([equation, wide])] == single
