@@ -57,7 +57,7 @@ def _result(page: PageState) -> PageResult:
         text_layer=page.use_text_layer,
         blocks=page.blocks,
         engine_version=ENGINE_VERSION,
-        seconds=sum(page.seconds.values()),
+        stage_seconds=dict(page.seconds),
     )
 
 

@@ -127,4 +127,8 @@ class PageResult:
     text_layer: bool
     blocks: list[Block]
     engine_version: str
-    seconds: float
+    stage_seconds: dict[str, float]  # this page's share of each stage's time
+
+    @property
+    def seconds(self) -> float:
+        return sum(self.stage_seconds.values())

@@ -1,0 +1,119 @@
+"""Engine speed and text quality per kind of page, next to Tesseract (OCRmyPDF's engine) on the scans.
+
+Runs the engine directly (no Prefect, no database) on a benchmark split, in batches
+as the flow does, and prints pages per second, seconds per page for each stage and
+the page-text NED against the split's ground truth.
+
+    .venv/bin/python benchmarks/engine_speed.py [--split ../shared/bench/dev] [--tesseract]
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from statistics import mean
+
+import pymupdf
+
+from engine.pipeline import EngineConfig, build_pipeline
+from engine.types import TEXT_TYPES, PageInput
+from tasks.pdf import page_input
+
+KINDS = ("born_digital", "scanned")
+
+
+def pages_of(split: Path, kind: str) -> list[tuple[Path, int, dict]]:
+    """(pdf, page index, ground-truth page) for every page of that kind in the split."""
+    manifest = json.loads((split / "manifest.json").read_text())
+    pages = []
+    for entry in manifest["files"]:
+        if entry["kind"] == kind:
+            truth = json.loads((split / entry["gt"]).read_text())
+            pages.extend((split / entry["file"], page["page_no"] - 1, page) for page in truth["pages"])
+    return pages
+
+
+def load_inputs(pages: list[tuple[Path, int, dict]]) -> list[PageInput]:
+    inputs = []
+    for number, (path, index, _) in enumerate(pages):
+        with pymupdf.open(path) as document:
+            inputs.append(page_input(document[index], str(number), path))
+    return inputs
+
+
+def engine_run(pages, batch_size: int, config: EngineConfig):
+    pipeline = build_pipeline(config)
+    started = time.perf_counter()
+    inputs = load_inputs(pages)
+    split_seconds = time.perf_counter() - started
+    results = []
+    for start in range(0, len(inputs), batch_size):
+        results.extend(pipeline(inputs[start:start + batch_size]))
+    wall = time.perf_counter() - started
+    stages: dict[str, float] = defaultdict(float)
+    stages["text layer extraction (tasks)"] = split_seconds
+    for result in results:
+        for stage, seconds in result.stage_seconds.items():
+            stages[stage] += seconds
+    texts = [" ".join(b.text for b in r.blocks if b.type in TEXT_TYPES) for r in results]
+    return wall, {k: v / len(results) for k, v in stages.items()}, texts
+
+
+def tesseract_run(pages, jobs: int):
+    """Tesseract 5 as OCRmyPDF runs it: one process per page, one thread each, `jobs` at a time."""
+    def ocr(item):
+        path, index, _ = item
+        with pymupdf.open(path) as document:
+            png = document[index].get_pixmap(dpi=200, colorspace=pymupdf.csGRAY).tobytes("png")
+        result = subprocess.run(["tesseract", "stdin", "stdout", "-l", "eng", "--psm", "3"], input=png,
+                                capture_output=True, check=True, env=dict(os.environ, OMP_THREAD_LIMIT="1"))
+        return " ".join(result.stdout.decode("utf-8", errors="replace").split())
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        texts = list(pool.map(ocr, pages))
+    return time.perf_counter() - started, texts
+
+
+def text_ned(bench: Path, pages, texts: list[str]) -> float:
+    sys.path.insert(0, str(bench))
+    from benchlib.metrics import ned, normalize_text, page_text
+
+    return mean(ned(page_text(truth), normalize_text(text)) for (_, _, truth), text in zip(pages, texts))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--split", type=Path, default=Path("../shared/bench/dev"))
+    parser.add_argument("--batch-size", type=int, default=8)
+    parser.add_argument("--formula-model", default="auto", help="auto | none | junia | a checkpoint folder")
+    parser.add_argument("--tesseract", action="store_true", help="also run Tesseract on the scanned pages")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel Tesseract processes")
+    args = parser.parse_args()
+    bench = args.split.resolve().parent
+    config = EngineConfig(device="cpu", formula_model=args.formula_model)
+    print(f"CPU threads: {os.cpu_count()}, batch size {args.batch_size}, formula model {args.formula_model}")
+    for kind in KINDS:
+        pages = pages_of(args.split, kind)
+        wall, stages, texts = engine_run(pages, args.batch_size, config)
+        print(f"\n{kind}: {len(pages)} pages in {wall:.1f} s = {len(pages) / wall:.2f} pages/s, "
+              f"text NED {text_ned(bench, pages, texts):.3f}")
+        for stage, seconds in stages.items():
+            print(f"  {stage:32s} {seconds * 1000:8.1f} ms/page")
+        if kind == "scanned" and args.tesseract:
+            if shutil.which("tesseract") is None:
+                print("  tesseract: not installed (apt-get install tesseract-ocr)")
+                continue
+            tess_wall, tess_texts = tesseract_run(pages, args.jobs)
+            print(f"  tesseract ({args.jobs} processes): {len(pages) / tess_wall:.2f} pages/s, "
+                  f"text NED {text_ned(bench, pages, tess_texts):.3f} (one block per page, no layout)")
+
+
+if __name__ == "__main__":
+    main()
