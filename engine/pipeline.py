@@ -8,9 +8,9 @@ from pathlib import Path
 from engine import ENGINE_VERSION
 from engine.formula import load_formula_model
 from engine.ocr.detector import TextDetector
-from engine.ocr.models import find_ocr_models
+from engine.ocr.models import DET_PROFILE, REC_PROFILE, find_ocr_models
 from engine.ocr.recognizer import TextRecognizer
-from engine.runtime import OnnxModel
+from engine.runtime import load_onnx_model
 from engine.stages.blocks import BlockStage
 from engine.stages.classify import ClassifyStage
 from engine.stages.formulas import FormulaStage
@@ -29,14 +29,16 @@ class EngineConfig:
     ocr_dpi: int = 150
     max_page_pixels: int = 25_000_000
     ocr_model_dir: Path | None = None
+    engine_cache: Path | None = None  # where TensorRT plans and fp16 graph variants are kept
     formula_model: str = "auto"  # auto | none | junia | a folder with a checkpoint
 
 
 class Pipeline:
     """Runs each stage over the whole batch, so every model sees all pages of the batch at once."""
 
-    def __init__(self, stages: Sequence[Stage]):
+    def __init__(self, stages: Sequence[Stage], models: dict[str, object] | None = None):
         self.stages = list(stages)
+        self.models = models or {}  # by role, for `folio engine info`
 
     def __call__(self, inputs: list[PageInput]) -> list[PageResult]:
         pages = [PageState(input=page) for page in inputs]
@@ -64,11 +66,14 @@ def _result(page: PageState) -> PageResult:
 def build_pipeline(config: EngineConfig = EngineConfig()) -> Pipeline:
     """The standard pipeline with its models loaded once."""
     files = find_ocr_models(config.ocr_model_dir)
-    ocr = OcrStage(
-        PageRenderer(config.ocr_dpi, config.max_page_pixels),
-        TextDetector(OnnxModel(files.det, config.device)),
-        TextRecognizer(OnnxModel(files.rec, config.device)),
-    )
-    formulas = FormulaStage(load_formula_model(config.formula_model, config.device))
-    return Pipeline([TextLayerStage(), ocr, TableStage(), BlockStage(), ClassifyStage(), formulas, ReadingOrderStage()])
+    models = {
+        "text detection": load_onnx_model(files.det, config.device, DET_PROFILE, config.engine_cache),
+        "text recognition": load_onnx_model(files.rec, config.device, REC_PROFILE, config.engine_cache),
+        "formula": load_formula_model(config.formula_model, config.device),
+    }
+    ocr = OcrStage(PageRenderer(config.ocr_dpi, config.max_page_pixels), TextDetector(models["text detection"]),
+                   TextRecognizer(models["text recognition"]))
+    formulas = FormulaStage(models["formula"])
+    stages = [TextLayerStage(), ocr, TableStage(), BlockStage(), ClassifyStage(), formulas, ReadingOrderStage()]
+    return Pipeline(stages, models)
 

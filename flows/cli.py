@@ -113,6 +113,28 @@ def cmd_db(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_engine(args: argparse.Namespace) -> int:
+    from engine.pipeline import build_pipeline
+    from engine.runtime.select import cuda_visible, tensorrt_installed
+    from tasks.parse import engine_config
+
+    config = engine_config()
+    if args.action == "build":
+        if config.device == "cpu" or not tensorrt_installed() or not cuda_visible():
+            console.print("[red]folio engine build: TensorRT engines need FOLIO_DEVICE auto or cuda, the tensorrt "
+                          "package and a CUDA device; ONNX Runtime needs no build[/red]")
+            return 2
+    pipeline = build_pipeline(config)
+    rows = []
+    for role, model in pipeline.models.items():
+        if model is None:
+            rows.append((role, "-", "not loaded", "", f"FOLIO_FORMULA_MODEL={config.formula_model}"))
+        else:
+            rows.append((role, Path(str(model.path)).name, model.runtime, ", ".join(model.providers), model.why))
+    print_rows(["model", "file", "runtime", "device", "why"], rows)
+    return 0
+
+
 def print_rows(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
     table = Table(show_lines=False)
     for column in columns:
@@ -147,6 +169,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     status = commands.add_parser("status", help="documents and pages by status")
     status.set_defaults(handler=cmd_status)
+
+    engine = commands.add_parser("engine", help="the parsing engine's models and runtimes")
+    engine.add_argument("action", choices=("info", "build"),
+                        help="info: which runtime and device each model uses and why; build: TensorRT plans now")
+    engine.set_defaults(handler=cmd_engine)
 
     db = commands.add_parser("db", help="schema migrations")
     db.add_argument("action", choices=("upgrade", "downgrade", "current"))

@@ -31,6 +31,10 @@ class Settings(BaseSettings):
         return self.home_dir / "prefect"
 
     @property
+    def engine_cache(self) -> Path:
+        return self.home_dir / "engines"
+
+    @property
     def pgdata(self) -> Path:
         return self.home_dir / "pgdata"
 

@@ -52,13 +52,17 @@ def make_batches(registered: list[Registered], batch_size: int) -> list[Batch]:
             for index, start in enumerate(range(0, len(refs), batch_size))]
 
 
+def engine_config() -> EngineConfig:
+    """The engine's settings, from FOLIO_* variables."""
+    settings = get_settings()
+    return EngineConfig(device=settings.device, ocr_dpi=settings.ocr_dpi, formula_model=settings.formula_model,
+                        max_page_pixels=settings.max_page_pixels, engine_cache=settings.engine_cache)
+
+
 @lru_cache(maxsize=1)
 def get_pipeline() -> Pipeline:
     """The engine's pipeline, loaded once per worker process."""
-    settings = get_settings()
-    return build_pipeline(EngineConfig(device=settings.device, ocr_dpi=settings.ocr_dpi,
-                                       formula_model=settings.formula_model,
-                                       max_page_pixels=settings.max_page_pixels))
+    return build_pipeline(engine_config())
 
 
 def parse_batch_pages(batch: Batch, engine: Engine, pipeline: Pipeline,

@@ -46,6 +46,9 @@ class JuniaFormulaModel:
         self.bos, self.eos, self.pad = vocabulary["<bos>"], vocabulary["<eos>"], vocabulary["<pad>"]
         self.max_tokens = min(max_tokens, self.config.max_length - 1)
         self.name = f"latex-ocr-junia ({assets})"
+        self.path = assets / "best.pt"
+        self.runtime, self.providers = f"PyTorch {torch.__version__}", [str(self.device)]
+        self.why = f"FOLIO_DEVICE={device}" + ("" if self.device.type == "cuda" else ", no CUDA device in use")
 
     def preprocess(self, crop: np.ndarray) -> np.ndarray:
         """Grey in [0, 1], scaled to fit the model's input and centred on black, as in training."""

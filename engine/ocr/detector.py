@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from engine.ocr.models import DET_MAX_BATCH, DET_MAX_SIDE
 from engine.runtime import OnnxModel
 
 PixelBox = tuple[int, int, int, int]  # x0, y0, x1, y1 in pixels of the page image
@@ -25,7 +26,7 @@ class Detection:
 class TextDetector:
     """Finds text lines on page images; images of the same size run as one batch."""
 
-    def __init__(self, model: OnnxModel, max_side: int = 2048, max_batch: int = 4,
+    def __init__(self, model: OnnxModel, max_side: int = DET_MAX_SIDE, max_batch: int = DET_MAX_BATCH,
                  threshold: float = 0.3, box_threshold: float = 0.5, unclip_ratio: float = 1.6,
                  min_height: int = 6):
         self.model = model

@@ -3,15 +3,14 @@
 import cv2
 import numpy as np
 
+from engine.ocr.models import REC_HEIGHT, REC_MAX_BATCH, REC_MAX_WIDTH
 from engine.runtime import OnnxModel
-
-REC_HEIGHT = 48
 
 
 class TextRecognizer:
     """Reads line crops; crops are sorted by width and padded per batch so padding stays small."""
 
-    def __init__(self, model: OnnxModel, max_batch: int = 32, max_width: int = 2400):
+    def __init__(self, model: OnnxModel, max_batch: int = REC_MAX_BATCH, max_width: int = REC_MAX_WIDTH):
         self.model = model
         self.max_batch = max_batch
         self.max_width = max_width

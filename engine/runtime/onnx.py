@@ -44,6 +44,7 @@ class OnnxModel:
         options.intra_op_num_threads = _cpu_threads()
         options.log_severity_level = 3
         self.providers, self.why = choose_providers(self.device)
+        self.runtime = f"ONNX Runtime {ort.__version__}"
         self.session = ort.InferenceSession(str(self.path), options, providers=self.providers)
         self.input_name = self.session.get_inputs()[0].name
 
