@@ -17,6 +17,7 @@ class Settings(BaseSettings):
     batch_size: int = Field(default=8, ge=1, le=512, description="pages per parse-and-persist task")
     workers: int = Field(default=1, ge=1, le=64, description="batch tasks run at once in one process")
     device: str = Field(default="auto", pattern="^(auto|cpu|cuda)$", description="where models run")
+    gpu_slots: int = Field(default=1, ge=1, le=64, description="batch tasks that may hold the GPU at once")
     ocr_dpi: int = Field(default=150, ge=72, le=600, description="render resolution for OCR")
     formula_model: str = Field(default="auto", description="auto | none | junia | folder of a formula checkpoint")
     max_page_pixels: int = Field(default=25_000_000, ge=1_000_000, description="pixel budget of one rendered page")

@@ -15,6 +15,7 @@ from db.session import get_engine
 from engine.pipeline import EngineConfig, Pipeline, build_pipeline
 from engine.types import PageInput, PageResult
 from folio.settings import get_settings
+from tasks.gpu import gpu_slot
 from tasks.pdf import BadDocument, open_pdf, page_fingerprint, page_input
 from tasks.persist import PageOutcome, save_batch
 from tasks.register import Registered
@@ -122,4 +123,6 @@ def _run_engine(pipeline: Pipeline, inputs: list[PageInput],
 
 @task(name="parse-batch", task_run_name="parse-batch-{batch.index}")
 def parse_batch(batch: Batch) -> BatchReport:
-    return parse_batch_pages(batch, get_engine(), get_pipeline(), get_run_logger())
+    pipeline = get_pipeline()
+    with gpu_slot(pipeline, get_settings().gpu_slots):
+        return parse_batch_pages(batch, get_engine(), pipeline, get_run_logger())
