@@ -9,7 +9,7 @@ from engine.runtime.tensorrt import Profile
 DET_FILE = "PP-OCRv6_det_small.onnx"
 REC_FILE = "PP-OCRv6_rec_small.onnx"
 DET_MAX_BATCH, DET_MAX_SIDE = 4, 2048
-REC_MAX_BATCH, REC_MAX_WIDTH, REC_HEIGHT = 32, 2400, 48
+REC_MAX_BATCH, REC_MAX_WIDTH, REC_HEIGHT = 8, 2400, 48
 DET_PROFILE = Profile("x", (1, 3, 32, 32), (DET_MAX_BATCH, 3, 1664, 1280), (DET_MAX_BATCH, 3, DET_MAX_SIDE, DET_MAX_SIDE))
 REC_PROFILE = Profile("x", (1, 3, REC_HEIGHT, 16), (REC_MAX_BATCH, 3, REC_HEIGHT, 800),
                       (REC_MAX_BATCH, 3, REC_HEIGHT, REC_MAX_WIDTH))
