@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.ocr.models import DET_PROFILE, REC_PROFILE, find_ocr_models
+from engine.ocr.models import DET_PROFILE, REC_MAX_BATCH, REC_MAX_WIDTH, REC_PROFILE, find_ocr_models
 from engine.runtime import OnnxModel, PlanKey, Profile
 from engine.runtime import select
 from engine.runtime.tensorrt import fp16_variant
@@ -27,8 +27,8 @@ def test_plan_key_changes_with_everything_a_plan_depends_on():
 
 
 def test_profiles_cover_what_the_ocr_stages_send():
-    assert REC_PROFILE.accepts((32, 3, 48, 2400)) and REC_PROFILE.accepts((1, 3, 48, 16))
-    assert not REC_PROFILE.accepts((33, 3, 48, 100)) and not REC_PROFILE.accepts((1, 3, 32, 100))
+    assert REC_PROFILE.accepts((REC_MAX_BATCH, 3, 48, REC_MAX_WIDTH)) and REC_PROFILE.accepts((1, 3, 48, 16))
+    assert not REC_PROFILE.accepts((REC_MAX_BATCH + 1, 3, 48, 100)) and not REC_PROFILE.accepts((1, 3, 32, 100))
     assert DET_PROFILE.accepts((4, 3, 2048, 1536)) and not DET_PROFILE.accepts((1, 3, 4096, 32))
     assert Profile("x", (1, 3), (2, 3), (4, 3)).accepts((3, 3))
 
