@@ -13,6 +13,7 @@ from engine.ocr.recognizer import TextRecognizer
 from engine.runtime import load_onnx_model
 from engine.stages.blocks import BlockStage
 from engine.stages.classify import ClassifyStage
+from engine.stages.figures import FigureStage
 from engine.stages.formulas import FormulaStage
 from engine.stages.ocr import OcrStage, PageRenderer
 from engine.stages.reading_order import ReadingOrderStage
@@ -74,6 +75,7 @@ def build_pipeline(config: EngineConfig = EngineConfig()) -> Pipeline:
     ocr = OcrStage(PageRenderer(config.ocr_dpi, config.max_page_pixels), TextDetector(models["text detection"]),
                    TextRecognizer(models["text recognition"]))
     formulas = FormulaStage(models["formula"])
-    stages = [TextLayerStage(), ocr, TableStage(), BlockStage(), ClassifyStage(), formulas, ReadingOrderStage()]
+    stages = [TextLayerStage(), ocr, TableStage(), FigureStage(), BlockStage(), ClassifyStage(), formulas,
+              ReadingOrderStage()]
     return Pipeline(stages, models)
 
