@@ -110,6 +110,7 @@ class PageState:
 
     input: PageInput
     use_text_layer: bool = True
+    ocr_regions: list[BBox] = field(default_factory=list)  # where OCR must read: the page, or images on it
     image: np.ndarray | None = None  # RGB render, when a stage needed pixels
     image_scale: float = 0.0  # pixels per point of `image`
     lines: list[Line] = field(default_factory=list)

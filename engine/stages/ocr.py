@@ -36,7 +36,7 @@ class PageRenderer:
 
 
 class OcrStage:
-    """Reads pages that the text-layer stage left without lines."""
+    """Reads what the text-layer stage could not: whole pages, or image regions on a page."""
 
     def __init__(self, renderer: PageRenderer, detector: TextDetector, recognizer: TextRecognizer):
         self.renderer = renderer
@@ -44,7 +44,7 @@ class OcrStage:
         self.recognizer = recognizer
 
     def __call__(self, pages: list[PageState]) -> list[PageState]:
-        todo = [page for page in pages if not page.use_text_layer]
+        todo = [page for page in pages if page.ocr_regions]
         if not todo:
             return pages
         self.renderer(todo)
@@ -53,12 +53,24 @@ class OcrStage:
         crops, owners = [], []
         for page, found in zip(inked, detections):
             for detection in found:
-                crops.append(crop_line(page.image, detection.quad))
-                owners.append((page, detection))
+                if _wanted(page, detection):
+                    crops.append(crop_line(page.image, detection.quad))
+                    owners.append((page, detection))
         for (text, confidence), (page, detection) in zip(self.recognizer(crops), owners):
             if text and confidence >= MIN_CONFIDENCE:
                 page.lines.append(_line_in_points(text, confidence, detection, page.image_scale))
         return pages
+
+
+def _wanted(page: PageState, detection: Detection) -> bool:
+    """A detected line inside a region to read and not over text the layer already gives."""
+    x0, y0, x1, y1 = (v / page.image_scale for v in detection.box)
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+
+    def inside(box) -> bool:
+        return box[0] <= cx <= box[2] and box[1] <= cy <= box[3]
+
+    return any(inside(region) for region in page.ocr_regions) and not any(inside(line.bbox) for line in page.lines)
 
 
 def _line_in_points(text: str, confidence: float, detection: Detection, scale: float) -> Line:

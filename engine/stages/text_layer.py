@@ -8,6 +8,7 @@ from engine.types import Line, PageState
 
 MIN_CHARS = 10  # fewer visible characters than this: no text layer worth the name
 MIN_READABLE = 0.8  # share of characters that are real text, not U+FFFD or private-use glyph codes
+MIN_IMAGE_SHARE = 0.01  # an image this large (share of the page) with no text over it is read by OCR
 
 
 def readable_share(text: str) -> float:
@@ -20,18 +21,44 @@ def readable_share(text: str) -> float:
 
 
 class TextLayerStage:
-    """Keeps the text layer of pages that have a readable one; the others go to OCR."""
+    """Keeps the text layer of pages that have a readable one and marks what OCR must read.
+
+    A page without a usable layer is read by OCR whole; on a page with one, a large
+    image that no text of the layer lies over (a pasted scan) is read by OCR too.
+    """
 
     def __call__(self, pages: list[PageState]) -> list[PageState]:
         for page in pages:
             lines = page.input.text_lines
-            text = "".join(line.text for line in lines)
-            visible = sum(1 for c in text if not c.isspace())
-            page.use_text_layer = visible >= MIN_CHARS and readable_share(text) >= MIN_READABLE
-            if page.use_text_layer:
-                body_font = _body_font(lines)
-                page.lines = [_with_math_share(line, body_font) for line in lines]
+            page.use_text_layer = _visible(lines) >= MIN_CHARS and readable_share(_text(lines)) >= MIN_READABLE
+            if not page.use_text_layer:
+                page.ocr_regions = [(0.0, 0.0, page.input.width, page.input.height)]
+                continue
+            body_font = _body_font(lines)
+            page.lines = [_with_math_share(line, body_font) for line in lines]
+            page_area = page.input.width * page.input.height
+            for box in page.input.image_boxes:
+                covered = [line for line in lines if _center_inside(line.bbox, box)]
+                if _area(box) >= MIN_IMAGE_SHARE * page_area and _visible(covered) < MIN_CHARS:
+                    page.ocr_regions.append(box)
         return pages
+
+
+def _text(lines: list[Line]) -> str:
+    return "".join(line.text for line in lines)
+
+
+def _visible(lines: list[Line]) -> int:
+    return sum(1 for c in _text(lines) if not c.isspace())
+
+
+def _area(box: tuple[float, float, float, float]) -> float:
+    return max(0.0, box[2] - box[0]) * max(0.0, box[3] - box[1])
+
+
+def _center_inside(box: tuple[float, float, float, float], region: tuple[float, float, float, float]) -> bool:
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return region[0] <= cx <= region[2] and region[1] <= cy <= region[3]
 
 
 def _body_font(lines: list[Line]) -> str:

@@ -30,3 +30,16 @@ def test_math_share_counts_math_fonts_and_symbols():
     formula, prose = TextLayerStage()([page])[0].lines
     assert formula.math == 1.0
     assert prose.math == 0.0
+
+
+def test_an_image_without_text_over_it_is_read_by_ocr():
+    page = page_with("The harbour ledgers were scanned in spring and listed box by box.")
+    page.input.image_boxes = [(50, 300, 550, 700), (60, 95, 200, 115), (50, 750, 60, 760)]
+    [result] = TextLayerStage()([page])
+    assert result.use_text_layer
+    assert result.ocr_regions == [(50, 300, 550, 700)]  # the one under text and the tiny one are skipped
+
+
+def test_pages_without_a_text_layer_are_read_whole():
+    [result] = TextLayerStage()([page_with("")])
+    assert result.ocr_regions == [(0.0, 0.0, 595, 842)]
