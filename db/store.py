@@ -41,7 +41,9 @@ def add_source(session: Session, document_id: int, source: SourceRecord) -> None
     session.execute(
         insert(DocumentSource)
         .values(document_id=document_id, uri=source.uri, **values)
-        .on_conflict_do_update(constraint="document_sources_document_uri_key", set_={**values, "last_seen_at": func.now()})
+        .on_conflict_do_update(
+            constraint="document_sources_document_uri_key", set_={**values, "last_seen_at": func.now()}
+        )
     )
 
 

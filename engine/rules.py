@@ -62,10 +62,11 @@ def rules_from_image(image: np.ndarray, scale: float, min_length_pt: float = 20.
             thickness = area / max(w, h)  # mean thickness: a slightly skewed scan line has a tall box
             if thickness > MAX_THICKNESS * scale:
                 continue
+            half = thickness / 2
             if w >= h:
-                rules.append(Rule(x / scale, (cy - thickness / 2) / scale, (x + w) / scale, (cy + thickness / 2) / scale))
+                rules.append(Rule(x / scale, (cy - half) / scale, (x + w) / scale, (cy + half) / scale))
             else:
-                rules.append(Rule((cx - thickness / 2) / scale, y / scale, (cx + thickness / 2) / scale, (y + h) / scale))
+                rules.append(Rule((cx - half) / scale, y / scale, (cx + half) / scale, (y + h) / scale))
     return merge_rules(rules)
 
 

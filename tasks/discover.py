@@ -27,11 +27,16 @@ def list_source(source: str) -> list[SourceFile]:
     if root.is_file():
         paths = [root]
     else:
-        paths = sorted(
-            p for p in root.rglob("*")
-            if p.is_file() and p.suffix.lower() == ".pdf" and not any(part.startswith(".") for part in p.relative_to(root).parts)
-        )
+        paths = sorted(p for p in root.rglob("*") if _is_pdf_name(p) and not _hidden(p, root))
     return [_source_file(p.resolve()) for p in paths]
+
+
+def _is_pdf_name(path: Path) -> bool:
+    return path.is_file() and path.suffix.lower() == ".pdf"
+
+
+def _hidden(path: Path, root: Path) -> bool:
+    return any(part.startswith(".") for part in path.relative_to(root).parts)
 
 
 def _source_file(path: Path) -> SourceFile:

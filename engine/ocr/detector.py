@@ -47,7 +47,7 @@ class TextDetector:
             in_h, in_w = self._input_size(height, width)
             for start in range(0, len(indices), self.max_batch):
                 chunk = indices[start:start + self.max_batch]
-                batch = np.stack([_normalize(cv2.resize(images[i], (in_w, in_h))) for i in chunk])
+                batch = np.stack([normalize(cv2.resize(images[i], (in_w, in_h))) for i in chunk])
                 maps = self.model(batch)[:, 0]
                 for i, prob in zip(chunk, maps):
                     results[i] = self._boxes(prob, width / in_w, height / in_h, width, height)
@@ -104,6 +104,6 @@ def crop_line(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     return crop
 
 
-def _normalize(image: np.ndarray) -> np.ndarray:
+def normalize(image: np.ndarray) -> np.ndarray:
     """RGB HWC uint8 to BGR CHW float32 in [-1, 1], as PP-OCR was trained."""
     return ((image[..., ::-1].astype(np.float32) / 127.5) - 1.0).transpose(2, 0, 1)

@@ -3,6 +3,7 @@
 import cv2
 import numpy as np
 
+from engine.ocr.detector import normalize
 from engine.ocr.models import REC_HEIGHT, REC_MAX_BATCH, REC_MAX_WIDTH
 from engine.runtime import OnnxModel
 
@@ -30,7 +31,7 @@ class TextRecognizer:
             batch = np.zeros((len(chunk), 3, REC_HEIGHT, batch_width), dtype=np.float32)
             for row, i in enumerate(chunk):
                 resized = cv2.resize(crops[i], (widths[i], REC_HEIGHT), interpolation=cv2.INTER_LINEAR)
-                batch[row, :, :, : widths[i]] = ((resized[..., ::-1].astype(np.float32) / 127.5) - 1.0).transpose(2, 0, 1)
+                batch[row, :, :, : widths[i]] = normalize(resized)
             for i, probs in zip(chunk, self.model(batch)):
                 results[i] = self._decode(probs)
         return results

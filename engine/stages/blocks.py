@@ -2,17 +2,14 @@
 
 import re
 
-from engine.types import BBox, Block, Line, PageState
+from engine.geometry import mean_confidence, union
+from engine.types import Block, Line, PageState
 
 LIST_MARKER = re.compile(r"^([•◦▪‣∙·●○■□►▸\-–—*]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\([ivxlc]+\)|[ivxlc]+\.)\s+\S")
 MAX_GAP = 0.7  # vertical gap between lines of one block, in units of the font size
 MIN_OVERLAP = 0.4  # horizontal overlap with the block, as a share of the narrower of the two
 INDENT = 0.8  # a line starting this many font sizes right of the line above starts a paragraph
 SHORT_LINE = 0.75  # a line ending before this share of the block's width ends a paragraph
-
-
-def union(boxes: list[BBox]) -> BBox:
-    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
 
 
 def join_lines(lines: list[Line]) -> str:
@@ -36,15 +33,10 @@ class BlockStage:
         for page in pages:
             page.blocks += [
                 Block(type="text", bbox=union([line.bbox for line in group]), lines=group, text=join_lines(group),
-                      confidence=_confidence(group))
+                      confidence=mean_confidence(group))
                 for group in group_lines(page.lines)
             ]
         return pages
-
-
-def _confidence(lines: list[Line]) -> float | None:
-    scores = [line.confidence for line in lines if line.confidence is not None]
-    return sum(scores) / len(scores) if scores else None
 
 
 def group_lines(lines: list[Line]) -> list[list[Line]]:

@@ -3,8 +3,9 @@
 import re
 from collections import Counter
 
+from engine.geometry import gap, union
 from engine.mathiness import is_math_char, prose_words
-from engine.stages.blocks import LIST_MARKER, join_lines, union
+from engine.stages.blocks import LIST_MARKER
 from engine.types import Block, BlockType, PageState
 
 PAGE_NUMBER = re.compile(
@@ -118,7 +119,7 @@ def merge_formula_parts(blocks: list[Block], body: float) -> list[Block]:
             for other in blocks:
                 if other is formula or id(other) in absorbed or not _is_fragment(other):
                     continue
-                if _gap(formula.bbox, other.bbox, 0) <= 2.5 * reach and _gap(formula.bbox, other.bbox, 1) <= 0.6 * reach:
+                if gap(formula.bbox, other.bbox, 0) <= 2.5 * reach and gap(formula.bbox, other.bbox, 1) <= 0.6 * reach:
                     formula.lines = formula.lines + other.lines
                     formula.bbox = union([formula.bbox, other.bbox])
                     absorbed.add(id(other))
@@ -128,9 +129,6 @@ def merge_formula_parts(blocks: list[Block], body: float) -> list[Block]:
     return [b for b in blocks if id(b) not in absorbed]
 
 
-def _gap(a: tuple[float, ...], b: tuple[float, ...], axis: int) -> float:
-    """Empty space between two boxes along an axis (0: x, 1: y); 0 when they overlap."""
-    return max(0.0, max(a[axis], b[axis]) - min(a[axis + 2], b[axis + 2]))
 
 
 def _attach_equation_numbers(blocks: list[Block]) -> list[Block]:

@@ -1,5 +1,6 @@
 """Figures: raster images drawn on born-digital pages become figure blocks."""
 
+from engine.geometry import area
 from engine.types import Block, PageState
 
 MIN_AREA = 0.01  # share of the page: smaller images are logos, bullets or rules
@@ -13,10 +14,9 @@ class FigureStage:
         for page in pages:
             if not page.use_text_layer:
                 continue
-            area = page.input.width * page.input.height
+            page_area = page.input.width * page.input.height
             for x0, y0, x1, y1 in page.input.image_boxes:
                 box = (max(0.0, x0), max(0.0, y0), min(page.input.width, x1), min(page.input.height, y1))
-                share = max(0.0, box[2] - box[0]) * max(0.0, box[3] - box[1]) / area
-                if MIN_AREA <= share <= MAX_AREA:
+                if MIN_AREA <= area(box) / page_area <= MAX_AREA:
                     page.blocks.append(Block(type="figure", bbox=box))
         return pages

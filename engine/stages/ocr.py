@@ -2,9 +2,10 @@
 
 import pymupdf
 
+from engine.geometry import center_inside
+from engine.mathiness import text_math_share
 from engine.ocr.detector import Detection, TextDetector, crop_line
 from engine.ocr.recognizer import TextRecognizer
-from engine.mathiness import text_math_share
 from engine.render import render_page, render_scale
 from engine.types import Line, PageState
 
@@ -64,13 +65,10 @@ class OcrStage:
 
 def _wanted(page: PageState, detection: Detection) -> bool:
     """A detected line inside a region to read and not over text the layer already gives."""
-    x0, y0, x1, y1 = (v / page.image_scale for v in detection.box)
-    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-
-    def inside(box) -> bool:
-        return box[0] <= cx <= box[2] and box[1] <= cy <= box[3]
-
-    return any(inside(region) for region in page.ocr_regions) and not any(inside(line.bbox) for line in page.lines)
+    box = tuple(v / page.image_scale for v in detection.box)
+    return any(center_inside(box, region) for region in page.ocr_regions) and not any(
+        center_inside(box, line.bbox) for line in page.lines
+    )
 
 
 def _line_in_points(text: str, confidence: float, detection: Detection, scale: float) -> Line:

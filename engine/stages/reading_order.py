@@ -1,6 +1,6 @@
 """Reading order: running headers first, then the body column by column, then footnotes and footers."""
 
-from engine.types import BBox, Block, PageState
+from engine.types import Block, PageState
 
 MIN_GUTTER = 6.0  # points of empty space between two columns
 TOP_MARGIN_TYPES = ("header", "page_number")

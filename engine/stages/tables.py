@@ -3,6 +3,7 @@
 import html
 from dataclasses import dataclass, field
 
+from engine.geometry import center_inside, mean_confidence, overlaps
 from engine.rules import Rule, rules_from_boxes, rules_from_image
 from engine.types import BBox, Block, Line, PageState, Table, TableCell
 
@@ -30,18 +31,12 @@ class TableStage:
                 page.lines = [line for line in page.lines if not _center_inside(line.bbox, region)]
                 text = " ".join(cell.text for cell in table.cells if cell.text)
                 page.blocks.append(Block(type="table", bbox=region, lines=inside, text=text, table=table,
-                                         confidence=_confidence(inside)))
+                                         confidence=mean_confidence(inside)))
         return pages
 
 
-def _confidence(lines: list[Line]) -> float | None:
-    scores = [line.confidence for line in lines if line.confidence is not None]
-    return sum(scores) / len(scores) if scores else None
-
-
 def _center_inside(box: BBox, region: BBox) -> bool:
-    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-    return region[0] - EDGE <= cx <= region[2] + EDGE and region[1] <= cy <= region[3]
+    return center_inside(box, region, slack_x=EDGE)
 
 
 # -- regions
@@ -54,7 +49,7 @@ def find_table_regions(rules: list[Rule], lines: list[Line]) -> list[tuple[BBox,
     for frame in _same_width_runs(horizontal, lines):
         left, right = frame[0].x0, frame[0].x1
         region = (left, frame[0].position, right, frame[-1].position)
-        if any(_overlaps(region, other) for other, _ in regions):
+        if any(overlaps(region, other) for other, _ in regions):
             continue
         inside = [line for line in lines if _center_inside(line.bbox, region)]
         if not _looks_tabular(inside, region):
@@ -98,10 +93,6 @@ def _prose_between(upper: Rule, lower: Rule, lines: list[Line]) -> bool:
         ):
             return True
     return False
-
-
-def _overlaps(a: BBox, b: BBox) -> bool:
-    return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
 
 
 def _looks_tabular(lines: list[Line], region: BBox) -> bool:

@@ -3,6 +3,7 @@
 import unicodedata
 from collections import Counter
 
+from engine.geometry import area, center_inside
 from engine.mathiness import span_math_share
 from engine.types import Line, PageState
 
@@ -38,8 +39,8 @@ class TextLayerStage:
             page.lines = [_with_math_share(line, body_font) for line in lines]
             page_area = page.input.width * page.input.height
             for box in page.input.image_boxes:
-                covered = [line for line in lines if _center_inside(line.bbox, box)]
-                if _area(box) >= MIN_IMAGE_SHARE * page_area and _visible(covered) < MIN_CHARS:
+                covered = [line for line in lines if center_inside(line.bbox, box)]
+                if area(box) >= MIN_IMAGE_SHARE * page_area and _visible(covered) < MIN_CHARS:
                     page.ocr_regions.append(box)
         return pages
 
@@ -52,13 +53,6 @@ def _visible(lines: list[Line]) -> int:
     return sum(1 for c in _text(lines) if not c.isspace())
 
 
-def _area(box: tuple[float, float, float, float]) -> float:
-    return max(0.0, box[2] - box[0]) * max(0.0, box[3] - box[1])
-
-
-def _center_inside(box: tuple[float, float, float, float], region: tuple[float, float, float, float]) -> bool:
-    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-    return region[0] <= cx <= region[2] and region[1] <= cy <= region[3]
 
 
 def _body_font(lines: list[Line]) -> str:

@@ -14,7 +14,8 @@ def test_prose_words_ignore_function_names():
 
 
 def test_span_math_share_counts_math_fonts_italic_variables_and_scripts():
-    spans = [Span("a", (0, 0, 5, 10), 10, "URWPalladioL-Ital", False), Span("2", (5, 0, 8, 6), 7, "URWPalladioL-Roma", False),
+    spans = [Span("a", (0, 0, 5, 10), 10, "URWPalladioL-Ital", False),
+             Span("2", (5, 0, 8, 6), 7, "URWPalladioL-Roma", False),
              Span(" + b = c", (8, 0, 40, 10), 10, "URWPalladioL-Roma", False)]
     assert span_math_share(spans, "URWPalladioL-Roma", 10) >= 0.5
     prose = [Span("Plain words in the body font.", (0, 0, 200, 10), 10, "URWPalladioL-Roma", False)]

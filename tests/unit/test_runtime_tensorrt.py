@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 
 from engine.ocr.models import DET_PROFILE, REC_MAX_BATCH, REC_MAX_WIDTH, REC_PROFILE, find_ocr_models
-from engine.runtime import OnnxModel, PlanKey, Profile
-from engine.runtime import select
+from engine.runtime import OnnxModel, PlanKey, Profile, select
 from engine.runtime.tensorrt import fp16_variant
 
 KEY = PlanKey("ab" * 32, "11.0.0", "NVIDIA H200", "9.0", REC_PROFILE, "fp16")

@@ -1,0 +1,32 @@
+"""Small box arithmetic shared by the stages (boxes are x0, y0, x1, y1 in points)."""
+
+from engine.types import BBox, Line
+
+
+def union(boxes: list[BBox]) -> BBox:
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+
+
+def center_inside(box: BBox, region: BBox, slack_x: float = 0.0) -> bool:
+    """Whether the box's center lies in the region (widened by slack_x on the left and right)."""
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return region[0] - slack_x <= cx <= region[2] + slack_x and region[1] <= cy <= region[3]
+
+
+def overlaps(a: BBox, b: BBox) -> bool:
+    return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
+
+
+def gap(a: BBox, b: BBox, axis: int) -> float:
+    """Empty space between two boxes along an axis (0: x, 1: y); 0 when they overlap on it."""
+    return max(0.0, max(a[axis], b[axis]) - min(a[axis + 2], b[axis + 2]))
+
+
+def area(box: BBox) -> float:
+    return max(0.0, box[2] - box[0]) * max(0.0, box[3] - box[1])
+
+
+def mean_confidence(lines: list[Line]) -> float | None:
+    """The mean OCR confidence of the lines; None for text-layer lines, which have none."""
+    scores = [line.confidence for line in lines if line.confidence is not None]
+    return sum(scores) / len(scores) if scores else None
