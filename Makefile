@@ -12,6 +12,7 @@ demo: $(STAMP)
 	$(BIN)/folio demo
 
 test: $(STAMP)
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 setup: $(STAMP)
