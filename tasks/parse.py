@@ -16,7 +16,7 @@ from engine.pipeline import EngineConfig, Pipeline, build_pipeline
 from engine.types import PageInput, PageResult
 from folio.settings import get_settings
 from tasks.gpu import gpu_slot
-from tasks.pdf import BadDocument, open_pdf, page_fingerprint, page_input
+from tasks.pdf import BadDocument, open_pdf, page_fingerprint, page_graphics, page_input
 from tasks.persist import PageOutcome, save_batch
 from tasks.register import Registered
 
@@ -97,7 +97,8 @@ def _load_pages(batch: Batch) -> tuple[list[tuple[PageRef, PageInput, str]], lis
                     documents[ref.path] = open_pdf(Path(ref.path))
                 page = documents[ref.path][ref.page_no - 1]
                 key = f"{ref.document_id}:{ref.page_no}"
-                loaded.append((ref, page_input(page, key, Path(ref.path)), page_fingerprint(page)))
+                graphics = page_graphics(page)
+                loaded.append((ref, page_input(page, key, Path(ref.path), graphics), page_fingerprint(page, graphics)))
             except (BadDocument, RuntimeError, ValueError, IndexError) as error:
                 failures.append(PageOutcome(ref.document_id, ref.page_no, None, error=f"unreadable page: {error}"))
     finally:

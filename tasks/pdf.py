@@ -69,8 +69,21 @@ def _mupdf_message(error: Exception) -> str:
     return text.splitlines()[0][:200]
 
 
-def page_input(page: pymupdf.Page, key: str, pdf_path: Path) -> PageInput:
-    """What the engine needs of a page: its size, text layer lines and image placements."""
+@dataclass(frozen=True)
+class PageGraphics:
+    """A page's drawings and images as PyMuPDF reports them, read once for the input and the fingerprint."""
+
+    drawings: list[dict[str, Any]]
+    images: list[dict[str, Any]]
+
+
+def page_graphics(page: pymupdf.Page) -> PageGraphics:
+    return PageGraphics(drawings=page.get_drawings(), images=page.get_image_info(hashes=True))
+
+
+def page_input(page: pymupdf.Page, key: str, pdf_path: Path, graphics: PageGraphics | None = None) -> PageInput:
+    """What the engine needs of a page: its size, text layer lines, image placements and drawn lines."""
+    graphics = graphics or page_graphics(page)
     rect = page.rect
     return PageInput(
         key=key,
@@ -79,15 +92,15 @@ def page_input(page: pymupdf.Page, key: str, pdf_path: Path) -> PageInput:
         width=float(rect.width),
         height=float(rect.height),
         text_lines=text_layer_lines(page),
-        image_boxes=[tuple(info["bbox"]) for info in page.get_image_info()],
-        drawing_boxes=drawing_boxes(page),
+        image_boxes=[tuple(info["bbox"]) for info in graphics.images],
+        drawing_boxes=drawing_boxes(graphics.drawings),
     )
 
 
-def drawing_boxes(page: pymupdf.Page) -> list[tuple[float, float, float, float]]:
+def drawing_boxes(drawings: list[dict[str, Any]]) -> list[tuple[float, float, float, float]]:
     """The box of every straight line, rectangle and quad drawn on the page."""
     boxes = []
-    for path in page.get_drawings():
+    for path in drawings:
         for item in path["items"]:
             kind = item[0]
             if kind == "l":
@@ -148,12 +161,14 @@ def _line_of(spans: list[Span]) -> Line:
     return Line(text=" ".join(text.split()), bbox=bbox, size=size, bold=bold, spans=spans)
 
 
-def page_fingerprint(page: pymupdf.Page) -> str:
+def page_fingerprint(page: pymupdf.Page, graphics: PageGraphics | None = None) -> str:
     """sha256 of what the page shows: size, words and their places, drawings, image pixels.
 
     Independent of the file's bytes: the same page re-saved, re-compressed or copied
     into another file gets the same fingerprint.
     """
+
+    graphics = graphics or page_graphics(page)
 
     def r(value: float) -> float:
         return round(float(value), 1) + 0.0  # + 0.0 turns -0.0 into 0.0
@@ -162,11 +177,11 @@ def page_fingerprint(page: pymupdf.Page) -> str:
         "size": [r(page.rect.width), r(page.rect.height), page.rotation],
         "words": [[w[4], r(w[0]), r(w[1]), r(w[2]), r(w[3])] for w in page.get_text("words")],
         "images": sorted(
-            [info["digest"].hex(), *map(r, info["bbox"])] for info in page.get_image_info(hashes=True)
+            [info["digest"].hex(), *map(r, info["bbox"])] for info in graphics.images
         ),
         "drawings": [
             [d.get("type"), *map(r, d["rect"]), str(d.get("fill")), str(d.get("color"))]
-            for d in page.get_drawings()
+            for d in graphics.drawings
         ],
     }
     return hashlib.sha256(json.dumps(content, separators=(",", ":")).encode()).hexdigest()
