@@ -8,9 +8,15 @@ import numpy as np
 
 
 class FormulaModel(Protocol):
-    """Anything that reads formula crops (RGB, dark on light) into (LaTeX, confidence) pairs."""
+    """Anything that reads formula crops (RGB, dark on light) into (LaTeX, confidence) pairs.
 
-    name: str
+    `path`, `runtime`, `providers` and `why` say what runs where, for `folio engine info`.
+    """
+
+    path: Path
+    runtime: str
+    providers: list[str]
+    why: str
 
     def __call__(self, crops: list[np.ndarray]) -> list[tuple[str, float]]: ...
 

@@ -43,9 +43,8 @@ class JuniaFormulaModel:
         load_checkpoint(self.model, str(assets / "best.pt"), device=self.device)
         vocabulary = json.loads((assets / "tokenizer.json").read_text())["token_to_id"]
         self.tokens = {index: token for token, index in vocabulary.items()}
-        self.bos, self.eos, self.pad = vocabulary["<bos>"], vocabulary["<eos>"], vocabulary["<pad>"]
+        self.bos, self.eos = vocabulary["<bos>"], vocabulary["<eos>"]
         self.max_tokens = min(max_tokens, self.config.max_length - 1)
-        self.name = f"latex-ocr-junia ({assets})"
         self.path = assets / "best.pt"
         self.runtime, self.providers = f"PyTorch {torch.__version__}", [str(self.device)]
         self.why = f"FOLIO_DEVICE={device}" + ("" if self.device.type == "cuda" else ", no CUDA device in use")

@@ -129,8 +129,6 @@ def merge_formula_parts(blocks: list[Block], body: float) -> list[Block]:
     return [b for b in blocks if id(b) not in absorbed]
 
 
-
-
 def _attach_equation_numbers(blocks: list[Block]) -> list[Block]:
     """An equation number like "(3)" on a formula's row belongs to that formula's text (not its box)."""
     formulas = [b for b in blocks if b.type == "formula"]

@@ -63,15 +63,18 @@ class OcrStage:
         return pages
 
 
+def _in_points(detection: Detection, scale: float) -> tuple[float, float, float, float]:
+    return tuple(float(v) / scale for v in detection.box)
+
+
 def _wanted(page: PageState, detection: Detection) -> bool:
     """A detected line inside a region to read and not over text the layer already gives."""
-    box = tuple(v / page.image_scale for v in detection.box)
+    box = _in_points(detection, page.image_scale)
     return any(center_inside(box, region) for region in page.ocr_regions) and not any(
         center_inside(box, line.bbox) for line in page.lines
     )
 
 
 def _line_in_points(text: str, confidence: float, detection: Detection, scale: float) -> Line:
-    bbox = tuple(float(v) / scale for v in detection.box)
-    return Line(text=text, bbox=bbox, size=LINE_TO_FONT_SIZE * detection.line_height / scale, confidence=confidence,
-                math=text_math_share(text))
+    return Line(text=text, bbox=_in_points(detection, scale), size=LINE_TO_FONT_SIZE * detection.line_height / scale,
+                confidence=confidence, math=text_math_share(text))

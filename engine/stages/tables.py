@@ -318,9 +318,7 @@ def _join(lines: list[Line]) -> str:
 def make_table(n_rows: int, n_cols: int, cells: list[TableCell]) -> Table:
     """The table with its HTML; slots no cell covers become empty cells."""
     covered: set[tuple[int, int]] = set()
-    by_slot = {}
     for cell in cells:
-        by_slot[(cell.row, cell.col)] = cell
         covered.update((r, c) for r in range(cell.row, cell.row + cell.row_span)
                        for c in range(cell.col, cell.col + cell.col_span))
     complete = list(cells)
@@ -328,9 +326,7 @@ def make_table(n_rows: int, n_cols: int, cells: list[TableCell]) -> Table:
         for col in range(n_cols):
             if (row, col) not in covered:
                 header = any(c.header for c in cells if c.row == row)
-                filler = TableCell(row=row, col=col, text="", header=header)
-                complete.append(filler)
-                by_slot[(row, col)] = filler
+                complete.append(TableCell(row=row, col=col, text="", header=header))
     complete.sort(key=lambda c: (c.row, c.col))
     parts = ["<table>"]
     for row in range(n_rows):
