@@ -15,6 +15,8 @@ FUNCTION_NAMES = {"sin", "cos", "tan", "cot", "sec", "csc", "log", "exp", "lim",
                   "det", "gcd", "mod", "arg", "deg", "dim", "ker", "sinh", "cosh", "tanh", "arcsin", "arccos",
                   "arctan", "var", "cov", "bmod"}
 WORD = re.compile(r"[A-Za-z]{3,}")
+MATH_SHARE = 0.35  # text with at least this share of math characters can be a display formula
+MAX_FORMULA_WORDS = 2  # words of three letters or more (not sin, log...) a display formula may contain
 
 
 def is_math_char(char: str) -> bool:
@@ -29,6 +31,15 @@ def is_math_char(char: str) -> bool:
 def prose_words(text: str) -> int:
     """Words of three or more letters that are not function names like sin or log."""
     return sum(1 for word in WORD.findall(text) if word.lower() not in FUNCTION_NAMES)
+
+
+def looks_like_math(text: str, math_share: float) -> bool:
+    """Mostly math characters, an operator or symbol somewhere, hardly any words: display math."""
+    return (
+        math_share >= MATH_SHARE
+        and prose_words(text) <= MAX_FORMULA_WORDS
+        and any(is_math_char(char) for char in text)
+    )
 
 
 def text_math_share(text: str) -> float:

@@ -3,6 +3,7 @@
 import re
 
 from engine.geometry import mean_confidence, union
+from engine.mathiness import looks_like_math
 from engine.types import Block, Line, PageState
 
 LIST_MARKER = re.compile(r"^([•◦▪‣∙·●○■□►▸\-–—*]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\([ivxlc]+\)|[ivxlc]+\.)\s+\S")
@@ -71,10 +72,13 @@ def _block_above(groups: list[list[Line]], line: Line) -> list[Line] | None:
 
 
 def _starts_paragraph(group: list[Line], line: Line) -> bool:
-    """A list marker, an indent, or a line above that stopped short (end of a paragraph, a heading)."""
+    """A list marker, an indent, a line above that stopped short (end of a paragraph, a heading),
+    or an indented display formula above."""
     if LIST_MARKER.match(line.text):
         return True
     previous = group[-1]
+    if looks_like_math(previous.text, previous.math) and previous.bbox[0] - line.bbox[0] > INDENT * line.size:
+        return True
     indented = line.bbox[0] - previous.bbox[0] > INDENT * line.size
     if indented and (len(group) >= 2 or not LIST_MARKER.match(previous.text)):
         return True

@@ -3,10 +3,13 @@
 import re
 from collections import Counter
 
-from engine.geometry import gap, union
-from engine.mathiness import is_math_char, prose_words
+import numpy as np
+
+from engine.geometry import center_inside, gap, union
+from engine.ink import ink_boxes
+from engine.mathiness import looks_like_math, prose_words
 from engine.stages.blocks import LIST_MARKER
-from engine.types import Block, BlockType, PageState
+from engine.types import BBox, Block, BlockType, PageState
 
 PAGE_NUMBER = re.compile(
     r"^(page\s+)?([-–—]\s*)?(\d{1,4}|[ivxlcdm]{1,6})(\s*[-–—])?(\s*(/|of)\s*\d{1,4})?$", re.IGNORECASE
@@ -18,11 +21,10 @@ EQUATION_NUMBER = re.compile(r"^\(\s*\d+(\.\d+)?[a-z]?\s*\)$")
 MARGIN = 0.08  # top and bottom share of the page where running headers, footers and folios live
 TITLE_SIZE = 1.15  # a block this much larger than the body text is a heading
 FOOTNOTE_SIZE = 0.92  # footnotes are set smaller than the body
-MATH_SHARE = 0.35  # a short block with at least this share of math characters is a display formula
 MAX_TITLE_CHARS = 200
 MAX_FORMULA_LINES = 6
-MAX_FORMULA_WORDS = 2  # words of three letters or more (not sin, log...) a display formula may contain
 MAX_FRAGMENT_CHARS = 40
+INK_REACH = 1.5  # ink this many body sizes beside a formula's region is still part of it (matrix columns)
 
 
 def body_size(blocks: list[Block]) -> float:
@@ -43,7 +45,10 @@ class ClassifyStage:
             for block in page.blocks:
                 if block.type == "text":  # blocks typed by an earlier stage (tables) keep their type
                     block.type = classify(block, body, page.input.height, page.blocks)
-            page.blocks = _attach_equation_numbers(merge_formula_parts(page.blocks, body))
+            blocks = merge_formula_parts(page.blocks, body)
+            if page.image is not None:
+                blocks = fit_formulas_to_ink(blocks, page.image, page.image_scale, body)
+            page.blocks = _attach_equation_numbers(blocks)
         return pages
 
 
@@ -91,18 +96,14 @@ def _math_share(block: Block) -> float:
 
 def is_display_math(block: Block) -> bool:
     """Short, mostly math characters, an operator or symbol somewhere, hardly any words."""
-    return (
-        len(block.lines) <= MAX_FORMULA_LINES
-        and _math_share(block) >= MATH_SHARE
-        and prose_words(block.text) <= MAX_FORMULA_WORDS
-        and any(is_math_char(char) for char in block.text)
-    )
+    return len(block.lines) <= MAX_FORMULA_LINES and looks_like_math(block.text, _math_share(block))
 
 
 def _is_fragment(block: Block) -> bool:
     """A scrap that can be part of a formula: a limit, an exponent, a fraction's numerator."""
-    return block.type in ("text", "formula", "list_item") and len(block.text) <= MAX_FRAGMENT_CHARS \
-        and prose_words(block.text) <= 1
+    text = block.text.strip()
+    return block.type in ("text", "formula", "list_item", "footnote") and len(text) <= MAX_FRAGMENT_CHARS \
+        and prose_words(text) <= 1 and not EQUATION_NUMBER.match(text)
 
 
 def merge_formula_parts(blocks: list[Block], body: float) -> list[Block]:
@@ -127,6 +128,52 @@ def merge_formula_parts(blocks: list[Block], body: float) -> list[Block]:
         formula.lines.sort(key=lambda line: (line.bbox[1], line.bbox[0]))
         formula.text = " ".join(line.text for line in formula.lines)
     return [b for b in blocks if id(b) not in absorbed]
+
+
+def fit_formulas_to_ink(blocks: list[Block], image: np.ndarray, scale: float, body: float) -> list[Block]:
+    """On rendered pages a formula's box becomes the ink it covers, and the scraps inside it join it.
+
+    OCR boxes miss tall signs, limits and matrix rows and carry loose margins; ink components
+    centred in the box seed the region, which then takes components on its rows within `reach`.
+    Ink inside other blocks (body text, equation numbers, other formulas) is never taken.
+    """
+    reach = max(body, 6.0)
+    formulas = [b for b in blocks if b.type == "formula"]
+    for formula in formulas:
+        protected = [b.bbox for b in blocks if b is not formula and (b.type == "formula" or not _is_fragment(b))]
+        x0, y0, x1, y1 = formula.bbox
+        window = (x0 - 8 * reach, y0 - 3 * reach, x1 + 8 * reach, y1 + 3 * reach)
+        components = [c for c in ink_boxes(image, scale, window)
+                      if not any(center_inside(c, box) for box in protected)]
+        formula.bbox = _grow(formula.bbox, components, INK_REACH * reach)
+    absorbed = {id(b) for b in blocks for f in formulas
+                if b.type != "formula" and _is_fragment(b) and center_inside(b.bbox, f.bbox)}
+    for formula in formulas:
+        inside = [b for b in blocks if id(b) in absorbed and center_inside(b.bbox, formula.bbox)]
+        if inside:
+            formula.lines = sorted(formula.lines + [line for b in inside for line in b.lines],
+                                   key=lambda line: (line.bbox[1], line.bbox[0]))
+            formula.text = " ".join(line.text for line in formula.lines)
+    return [b for b in blocks if id(b) not in absorbed]
+
+
+def _grow(box: BBox, components: list[BBox], reach: float) -> BBox:
+    """The union of the components centred in `box`, widened by those on its rows within `reach`."""
+    members = [c for c in components if center_inside(c, box)]
+    if not members:
+        return box
+    region = union(members)
+    rest = [c for c in components if c not in members]
+    grew = True
+    while grew:
+        grew = False
+        for component in list(rest):
+            middle = (component[1] + component[3]) / 2
+            if region[1] <= middle <= region[3] and gap(region, component, 0) <= reach:
+                region = union([region, component])
+                rest.remove(component)
+                grew = True
+    return region
 
 
 def _attach_equation_numbers(blocks: list[Block]) -> list[Block]:

@@ -2,6 +2,7 @@
 
 import re
 
+import cv2
 import numpy as np
 import pymupdf
 
@@ -22,6 +23,23 @@ def strip_math_wrapper(latex: str) -> str:
     """The formula without the display-math environment the model may put around it."""
     match = _WRAPPER.match(latex)
     return match.group("body").strip() if match else latex.strip()
+
+
+def flatten_paper(crop: np.ndarray) -> np.ndarray:
+    """A scanned crop made to look like the clean renders the model learnt from: paper white, ink stretched.
+
+    Pixels lighter than Otsu's threshold are paper and become white; the rest is stretched from the
+    darkest ink to the paper's grey, which keeps the ink's anti-aliased edges.
+    """
+    grey = cv2.cvtColor(crop, cv2.COLOR_RGB2GRAY)
+    threshold, _ = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    paper = grey > threshold
+    if not paper.any() or paper.all():
+        return crop
+    ink, white = float(np.percentile(grey, 1)), float(np.median(grey[paper]))
+    flat = np.clip((grey.astype(np.float32) - ink) * (255.0 / max(1.0, white - ink)), 0, 255)
+    flat[paper] = 255
+    return cv2.cvtColor(flat.astype(np.uint8), cv2.COLOR_GRAY2RGB)
 
 
 class FormulaStage:
@@ -57,7 +75,9 @@ class FormulaStage:
                 x0, y0, x1, y1 = block.bbox
                 clip = pymupdf.Rect(x0 - PAD, y0 - PAD, x1 + PAD, y1 + PAD) & pdf_page.rect
                 pixmap = pdf_page.get_pixmap(dpi=self.dpi, clip=clip, colorspace=pymupdf.csRGB, alpha=False)
-                crops.append(np.frombuffer(pixmap.samples, np.uint8).reshape(pixmap.height, pixmap.width, 3).copy())
+                crop = np.frombuffer(pixmap.samples, np.uint8).reshape(pixmap.height, pixmap.width, 3)
+                scanned = block.confidence is not None  # read by OCR: its pixels come from a scan
+                crops.append(flatten_paper(crop) if scanned else crop.copy())
         finally:
             for document in documents.values():
                 document.close()

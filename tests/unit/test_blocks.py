@@ -43,3 +43,10 @@ def test_hyphenated_words_are_joined_across_lines():
     lines = [line("the conser-", 60, 100, 300), line("vation studio", 60, 113, 300)]
     assert join_lines(lines) == "the conservation studio"
     assert join_lines([line("pre-", 60, 100, 300), line("1900 maps", 60, 113, 300)]) == "pre- 1900 maps"
+
+
+def test_a_display_formula_line_ends_its_block_when_prose_starts_left_of_it():
+    formula = line("sin(α ± β) = sin α cos β ± cos α sin β", 104, 100, 260)
+    formula.math = 0.9
+    prose = line("In most cases you can use the tab key to complete.", 69, 111, 297)
+    assert [len(g) for g in group_lines([formula, prose])] == [1, 1]

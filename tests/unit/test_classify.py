@@ -1,3 +1,4 @@
+import numpy as np
 import pytest
 
 from engine.stages.classify import ClassifyStage
@@ -73,3 +74,40 @@ def test_a_sentence_with_an_equals_sign_is_not_a_formula():
     body = [make_block(BODY, 150 + 60 * i, lines=4) for i in range(3)]
     sentence = make_block("The total = the sum of all boxes received this year", 400, math=0.4)
     assert classify_all(body + [sentence])[-1] == "text"
+
+
+def scanned_page(blocks: list[Block], ink_boxes: list[tuple[int, int, int, int]]) -> PageState:
+    """A page whose render (1 pixel per point) has black rectangles where the ink is."""
+    image = np.full((int(PAGE_HEIGHT), 595, 3), 255, np.uint8)
+    for x0, y0, x1, y1 in ink_boxes:
+        image[y0:y1, x0:x1] = 0
+    return PageState(input=PageInput(key="p", pdf_path="", page_index=0, width=595, height=PAGE_HEIGHT,
+                                     text_lines=[]), blocks=blocks, image=image, image_scale=1.0)
+
+
+def test_a_scanned_formula_box_grows_to_its_ink_and_takes_the_scraps_inside():
+    body = make_block(BODY, 150, lines=4)
+    formula = make_block("I = ( 0 )", 402, math=0.9, x0=376, x1=416)  # OCR saw only the middle row
+    scrap = make_block("0", 382, x0=456, x1=464)  # a matrix entry read as a line of its own
+    number = make_block("(3)", 402, x0=520, x1=540)
+    ink = [(380, 405, 396, 410),  # I =
+           (401, 380, 405, 432),  # tall bracket
+           (410, 383, 416, 390), (410, 405, 416, 412), (410, 424, 416, 431),  # first column
+           (424, 383, 430, 390), (440, 383, 446, 390), (456, 383, 464, 390),  # first row, 8 apart
+           (470, 380, 474, 432),  # closing bracket
+           (522, 405, 538, 414),  # the equation number, 48 to the right
+           (60, 150, 540, 196)]  # the paragraph above
+    page = scanned_page([body, formula, scrap, number], ink)
+    ClassifyStage()([page])
+    assert [b.type for b in page.blocks] == ["text", "formula"]
+    assert page.blocks[1].bbox == (380, 380, 474, 432)
+    assert page.blocks[1].text == "0 I = ( 0 ) (3)"  # the scrap joins; the number is attached after
+
+
+def test_ink_outside_a_formula_row_stays_out():
+    formula = make_block("a + b = c", 400, math=0.9, x0=250, x1=340)
+    ink = [(252, 402, 338, 410),  # the formula
+           (250, 425, 340, 433)]  # a line of ink below it, not on its row
+    page = scanned_page([make_block(BODY, 150, lines=4), formula], ink)
+    ClassifyStage()([page])
+    assert page.blocks[1].bbox == (252, 402, 338, 410)

@@ -8,7 +8,7 @@ from engine.formula import load_formula_model
 from engine.formula.decoding import RepetitionGuard
 from engine.formula.junia import JuniaFormulaModel
 from engine.render import render_page
-from engine.stages.formulas import strip_math_wrapper
+from engine.stages.formulas import flatten_paper, strip_math_wrapper
 
 
 def feed(guard: RepetitionGuard, tokens: list[int]) -> int | None:
@@ -72,3 +72,13 @@ def test_batches_give_the_same_answers_as_single_crops(model: JuniaFormulaModel,
     wide = np.pad(equation, ((10, 10), (40, 40), (0, 0)), constant_values=255)
     single = [model([crop])[0][0] for crop in (equation, wide)]
     assert [latex for latex, _ in model([equation, wide])] == single
+
+
+def test_scanned_crops_get_white_paper_and_black_ink():
+    rng = np.random.default_rng(0)
+    crop = np.clip(rng.normal(200, 6, (40, 120)), 0, 255)  # grey, noisy paper
+    crop[15:25, 20:100] = 60  # a stroke of ink
+    flat = flatten_paper(np.repeat(crop.astype(np.uint8)[:, :, None], 3, axis=2))
+    assert flat.shape == (40, 120, 3)
+    assert (flat[:10] == 255).all() and (flat[30:] == 255).all()
+    assert flat[15:25, 20:100].max() < 30

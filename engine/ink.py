@@ -1,0 +1,28 @@
+"""Connected ink components of a rendered page, in points: what a scanned formula really covers."""
+
+import cv2
+import numpy as np
+
+from engine.types import BBox
+
+MIN_PIXELS = 4  # components smaller than this are scan specks
+BLANK_STD = 2.0  # a window whose grey levels vary less than this holds no ink
+
+
+def ink_boxes(image: np.ndarray, scale: float, window: BBox) -> list[BBox]:
+    """Boxes (in points) of the dark connected components inside `window` of an RGB page render."""
+    height, width = image.shape[:2]
+    x0, y0 = max(0, int(window[0] * scale)), max(0, int(window[1] * scale))
+    x1, y1 = min(width, int(np.ceil(window[2] * scale))), min(height, int(np.ceil(window[3] * scale)))
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return []
+    grey = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_RGB2GRAY)
+    if float(grey.std()) < BLANK_STD:
+        return []
+    _, ink = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
+    count, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    return [
+        (float(x0 + left) / scale, float(y0 + top) / scale, float(x0 + left + w) / scale, float(y0 + top + h) / scale)
+        for left, top, w, h, pixels in stats[1:count].tolist()
+        if pixels >= MIN_PIXELS
+    ]
