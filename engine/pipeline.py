@@ -70,7 +70,7 @@ def build_pipeline(config: EngineConfig = EngineConfig()) -> Pipeline:
     models = {
         "text detection": load_onnx_model(files.det, config.device, DET_PROFILE, config.engine_cache),
         "text recognition": load_onnx_model(files.rec, config.device, REC_PROFILE, config.engine_cache),
-        "formula": load_formula_model(config.formula_model, config.device),
+        "formula": load_formula_model(config.formula_model, config.device, config.engine_cache),
     }
     ocr = OcrStage(PageRenderer(config.ocr_dpi, config.max_page_pixels), TextDetector(models["text detection"]),
                    TextRecognizer(models["text recognition"]))

@@ -21,10 +21,11 @@ class FormulaModel(Protocol):
     def __call__(self, crops: list[np.ndarray]) -> list[tuple[str, float]]: ...
 
 
-def load_formula_model(spec: str, device: str = "auto") -> FormulaModel | None:
+def load_formula_model(spec: str, device: str = "auto", cache_dir: Path | None = None) -> FormulaModel | None:
     """The model FOLIO_FORMULA_MODEL names: auto (latex-ocr-junia if installed), none, junia, or a folder.
 
     A folder holds a latex-ocr-junia style checkpoint: best.pt, model_config.json, tokenizer.json.
+    Its ONNX export is kept in `cache_dir`.
     """
     if spec == "none":
         return None
@@ -33,9 +34,9 @@ def load_formula_model(spec: str, device: str = "auto") -> FormulaModel | None:
     from engine.formula.junia import JuniaFormulaModel
 
     if spec in ("auto", "junia"):
-        return JuniaFormulaModel(device=device)
+        return JuniaFormulaModel(device=device, cache_dir=cache_dir)
     folder = Path(spec).expanduser()
     missing = [name for name in ("best.pt", "model_config.json", "tokenizer.json") if not (folder / name).is_file()]
     if missing:
         raise FileNotFoundError(f"formula model folder {folder} lacks {', '.join(missing)}")
-    return JuniaFormulaModel(assets=folder, device=device)
+    return JuniaFormulaModel(assets=folder, device=device, cache_dir=cache_dir)

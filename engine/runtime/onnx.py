@@ -49,7 +49,11 @@ class OnnxModel:
         self.input_name = self.session.get_inputs()[0].name
 
     def __call__(self, batch: np.ndarray) -> np.ndarray:
-        return self.session.run(None, {self.input_name: batch})[0]
+        return self.run({self.input_name: batch})[0]
+
+    def run(self, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+        """All outputs for named inputs, for models with more than one."""
+        return self.session.run(None, feeds)
 
     def metadata(self, key: str) -> str | None:
         return self.session.get_modelmeta().custom_metadata_map.get(key)

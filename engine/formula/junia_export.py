@@ -1,0 +1,126 @@
+"""The latex-ocr-junia checkpoint exported as two ONNX graphs that a greedy decoder drives step by step.
+
+The encoder graph reads the images, projects the cross-attention keys and values once for all
+steps (keys pre-transposed, so a step only reads them) and takes the first step from <bos>; the
+step graph takes one token and the self-attention cache and returns the next distribution and the
+cache one position longer. Needs PyTorch and the latex-ocr-junia package; nothing else does.
+"""
+
+import json
+import os
+import warnings
+from pathlib import Path
+
+EXPORT_VERSION = 1  # bump when the graphs below change, so cached exports are made again
+OPSET = 17
+
+
+def _graphs(assets: Path):
+    import torch
+    from latex_ocr_junia.model import build_model, load_checkpoint
+    from latex_ocr_junia.utils import load_model_config
+    from torch import nn
+
+    config = load_model_config(assets / "model_config.json")
+    model = build_model(config).eval()
+    load_checkpoint(model, str(assets / "best.pt"), device=torch.device("cpu"))
+    model.requires_grad_(False)
+    model_bos = json.loads((assets / "tokenizer.json").read_text())["token_to_id"]["<bos>"]
+    width = config.d_model
+    heads = model.decoder_blocks[0].self_attn.num_heads
+    size = width // heads
+
+    def split(x):
+        batch, length, _ = x.shape
+        return x.view(batch, length, heads, size).transpose(1, 2)
+
+    def merge(x):
+        batch, _, length, _ = x.shape
+        return x.transpose(1, 2).reshape(batch, length, width)
+
+    def attend(q, k_transposed, v):
+        return torch.softmax(q @ k_transposed / size**0.5, dim=-1) @ v
+
+    def step(token, position, past, cross_k, cross_v):
+        embed = model.decoder_embed
+        x = embed.norm(embed.token_emb(token)[:, None] + embed.pos_emb(position)[None])
+        present = []
+        for index, block in enumerate(model.decoder_blocks):
+            own = block.self_attn
+            q, k, v = (split(t) for t in nn.functional.linear(block.self_norm(x), own.in_proj_weight,
+                                                               own.in_proj_bias).chunk(3, dim=-1))
+            if past is not None:
+                k, v = torch.cat([past[index, 0], k], dim=2), torch.cat([past[index, 1], v], dim=2)
+            present.append(torch.stack([k, v]))
+            x = x + own.out_proj(merge(attend(q, k.transpose(-1, -2), v)))
+            cross = block.cross_attn
+            q = split(nn.functional.linear(block.cross_norm(x), cross.in_proj_weight[:width],
+                                           cross.in_proj_bias[:width]))
+            x = x + cross.out_proj(merge(attend(q, cross_k[index], cross_v[index])))
+            x = x + block.ffn(block.ffn_norm(x))
+        probabilities = torch.softmax(model.lm_head(model.decoder_norm(x))[:, 0], dim=-1)
+        return probabilities, torch.stack(present)
+
+    class Encoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.model = model
+
+        def forward(self, images):
+            x = model.patch_embed(images)
+            for block in model.encoder_blocks:
+                attention = block.attn
+                q, k, v = (split(t) for t in nn.functional.linear(block.norm1(x), attention.in_proj_weight,
+                                                                   attention.in_proj_bias).chunk(3, dim=-1))
+                x = x + attention.out_proj(merge(attend(q, k.transpose(-1, -2), v)))
+                x = x + block.mlp(block.norm2(x))
+            memory = model.encoder_norm(x)
+            keys, values = [], []
+            for block in model.decoder_blocks:
+                cross = block.cross_attn
+                k, v = nn.functional.linear(memory, cross.in_proj_weight[width:],
+                                            cross.in_proj_bias[width:]).chunk(2, dim=-1)
+                keys.append(split(k).transpose(-1, -2))
+                values.append(split(v))
+            cross_k, cross_v = torch.stack(keys), torch.stack(values)
+            bos = torch.full_like(images[:, 0, 0, 0], model_bos, dtype=torch.long)
+            probabilities, present = step(bos, torch.zeros(1, dtype=torch.long), None, cross_k, cross_v)
+            return cross_k, cross_v, probabilities, present
+
+    class Step(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.model = model
+
+        def forward(self, token, position, past, cross_k, cross_v):
+            return step(token, position, past, cross_k, cross_v)
+
+    return config, Encoder().eval(), Step().eval()
+
+
+def export_junia(assets: Path, encoder_path: Path, step_path: Path) -> None:
+    """Write the two graphs; each file appears whole (written aside, then renamed) or not at all."""
+    import torch
+
+    config, encoder, step = _graphs(assets)
+    images = torch.zeros(2, 1, config.image_height, config.image_width)
+    with torch.inference_mode():
+        cross_k, cross_v, _, present = encoder(images)
+    batch = {0: "batch"}
+    jobs = [
+        (encoder, (images,), encoder_path, ["images"], ["cross_k", "cross_v", "probs", "present"],
+         {"images": batch, "cross_k": {1: "batch"}, "cross_v": {1: "batch"}, "probs": batch,
+          "present": {2: "batch"}}),
+        (step, (torch.tensor([5, 6]), torch.tensor([1]), present, cross_k, cross_v), step_path,
+         ["token", "position", "past", "cross_k", "cross_v"], ["probs", "present"],
+         {"token": batch, "past": {2: "batch", 4: "length"}, "cross_k": {1: "batch"}, "cross_v": {1: "batch"},
+          "probs": batch, "present": {2: "batch", 4: "length_plus_one"}}),
+    ]
+    for module, args, path, inputs, outputs, axes in jobs:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f".{path.name}.{os.getpid()}")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(module, args, str(partial), input_names=inputs, output_names=outputs,
+                              dynamic_axes=axes, opset_version=OPSET, dynamo=False)
+        os.replace(partial, path)
