@@ -24,8 +24,9 @@ class FormulaModel(Protocol):
 def load_formula_model(spec: str, device: str = "auto", cache_dir: Path | None = None) -> FormulaModel | None:
     """The model FOLIO_FORMULA_MODEL names: auto (latex-ocr-junia if installed), none, junia, or a folder.
 
-    A folder holds a latex-ocr-junia style checkpoint: best.pt, model_config.json, tokenizer.json.
-    Its ONNX export is kept in `cache_dir`.
+    A folder holds either a transformers VisionEncoderDecoderModel (config.json, weights, tokenizer,
+    image processor) or a latex-ocr-junia style checkpoint (best.pt, model_config.json,
+    tokenizer.json), whose ONNX export is kept in `cache_dir`.
     """
     if spec == "none":
         return None
@@ -36,7 +37,12 @@ def load_formula_model(spec: str, device: str = "auto", cache_dir: Path | None =
     if spec in ("auto", "junia"):
         return JuniaFormulaModel(device=device, cache_dir=cache_dir)
     folder = Path(spec).expanduser()
+    from engine.formula.vision_encoder_decoder import VisionEncoderDecoderFormulaModel, is_vision_encoder_decoder
+
+    if is_vision_encoder_decoder(folder):
+        return VisionEncoderDecoderFormulaModel(folder, device=device)
     missing = [name for name in ("best.pt", "model_config.json", "tokenizer.json") if not (folder / name).is_file()]
     if missing:
-        raise FileNotFoundError(f"formula model folder {folder} lacks {', '.join(missing)}")
+        raise FileNotFoundError(f"formula model folder {folder} is no VisionEncoderDecoderModel (config.json) "
+                                f"and lacks {', '.join(missing)} of a latex-ocr-junia checkpoint")
     return JuniaFormulaModel(assets=folder, device=device, cache_dir=cache_dir)

@@ -1,4 +1,5 @@
 import re
+from pathlib import Path
 
 import numpy as np
 import pymupdf
@@ -82,3 +83,54 @@ def test_scanned_crops_get_white_paper_and_black_ink():
     assert flat.shape == (40, 120, 3)
     assert (flat[:10] == 255).all() and (flat[30:] == 255).all()
     assert flat[15:25, 20:100].max() < 30
+
+
+@pytest.fixture(scope="module")
+def vision_encoder_decoder(tmp_path_factory) -> Path:
+    """A tiny VisionEncoderDecoderModel saved like an operator's checkpoint, made to always say "a"."""
+    import torch
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import (
+        GPT2Config,
+        PreTrainedTokenizerFast,
+        VisionEncoderDecoderConfig,
+        VisionEncoderDecoderModel,
+        ViTConfig,
+        ViTImageProcessor,
+    )
+
+    folder = tmp_path_factory.mktemp("ved")
+    vocabulary = {t: i for i, t in enumerate(["<pad>", "<s>", "</s>", "<unk>", "a", "b", "+", "="])}
+    tokenizer = Tokenizer(models.WordLevel(vocabulary, unk_token="<unk>"))
+    tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    PreTrainedTokenizerFast(tokenizer_object=tokenizer, bos_token="<s>", eos_token="</s>", pad_token="<pad>",
+                            unk_token="<unk>").save_pretrained(folder)
+    ViTImageProcessor(size={"height": 32, "width": 32}).save_pretrained(folder)
+    encoder = ViTConfig(image_size=32, patch_size=8, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                        intermediate_size=64)
+    decoder = GPT2Config(vocab_size=len(vocabulary), n_embd=32, n_layer=1, n_head=2, n_positions=64,
+                         add_cross_attention=True, is_decoder=True, bos_token_id=1, eos_token_id=2, pad_token_id=0)
+    config = VisionEncoderDecoderConfig.from_encoder_decoder_configs(encoder, decoder)
+    config.decoder_start_token_id, config.pad_token_id, config.eos_token_id = 1, 0, 2
+    model = VisionEncoderDecoderModel(config=config)
+    with torch.no_grad():  # the final norm emits one direction, which only "a"'s (tied) embedding shares
+        model.decoder.transformer.ln_f.weight.zero_()
+        model.decoder.transformer.ln_f.bias.zero_()
+        model.decoder.transformer.ln_f.bias[0] = 10.0
+        model.decoder.transformer.wte.weight[:, 0] = 0.0
+        model.decoder.transformer.wte.weight[vocabulary["a"], 0] = 1.0
+    model.save_pretrained(folder)
+    return folder
+
+
+def test_a_vision_encoder_decoder_folder_is_loaded_with_the_guard_and_the_cap(vision_encoder_decoder: Path,
+                                                                             equation: np.ndarray):
+    from engine.formula.vision_encoder_decoder import VisionEncoderDecoderFormulaModel
+
+    model = load_formula_model(str(vision_encoder_decoder), device="cpu")
+    assert isinstance(model, VisionEncoderDecoderFormulaModel)
+    [(latex, confidence), _] = model([equation, equation[:, :, 0]])
+    assert latex == "a"  # "a a a a ..." loops: the guard stops it and keeps one unit
+    assert confidence > 0.9
+    model.max_tokens = 5
+    assert model([equation])[0][0] == "a a a a a"  # the cap comes before the guard sees a loop
