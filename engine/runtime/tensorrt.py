@@ -113,6 +113,10 @@ class TensorRTModel:
         self.why = f"GPU and TensorRT available; plan {self.plan_path}"
 
     def __call__(self, batch: np.ndarray) -> np.ndarray:
+        return self.all_outputs(batch)[0]
+
+    def all_outputs(self, batch: np.ndarray) -> list[np.ndarray]:
+        """Every output of the engine, in the graph's order."""
         torch = self.torch
         if not self.profile.accepts(batch.shape):
             raise ValueError(f"input shape {batch.shape} is outside the engine's profile {self.profile}")
@@ -128,7 +132,7 @@ class TensorRTModel:
         if not self.context.execute_async_v3(stream.cuda_stream):
             raise RuntimeError(f"TensorRT failed to run {self.path.name}")
         stream.synchronize()
-        return results[self.outputs[0]].cpu().numpy()
+        return [results[name].cpu().numpy() for name in self.outputs]
 
 
 def build_plan(trt, logger, onnx_path: Path, profile: Profile, plan_path: Path) -> None:

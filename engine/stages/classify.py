@@ -5,11 +5,11 @@ from collections import Counter
 
 import numpy as np
 
-from engine.geometry import center_inside, gap, union
+from engine.geometry import center_inside, gap, same_region, union
 from engine.ink import ink_boxes
 from engine.mathiness import looks_like_math, prose_words
 from engine.stages.blocks import LIST_MARKER
-from engine.types import BBox, Block, BlockType, PageState
+from engine.types import BBox, Block, BlockType, PageState, Region
 
 PAGE_NUMBER = re.compile(
     r"^(page\s+)?([-–—]\s*)?(\d{1,4}|[ivxlcdm]{1,6})(\s*[-–—])?(\s*(/|of)\s*\d{1,4})?$", re.IGNORECASE
@@ -45,6 +45,8 @@ class ClassifyStage:
             for block in page.blocks:
                 if block.type == "text":  # blocks typed by an earlier stage (tables) keep their type
                     block.type = classify(block, body, page.input.height, page.blocks)
+                    if _is_layout_title(block, page.regions):
+                        block.type = "title"
             blocks = merge_formula_parts(page.blocks, body)
             if page.image is not None:
                 blocks = fit_formulas_to_ink(blocks, page.image, page.image_scale, body)
@@ -83,6 +85,13 @@ def _is_heading(block: Block, body: float, text: str) -> bool:
     larger = body > 0 and block.size >= body * TITLE_SIZE
     bold = all(line.bold for line in block.lines)
     return larger or bold
+
+
+def _is_layout_title(block: Block, regions: list[Region]) -> bool:
+    """An OCR'd paragraph or list item the layout model marks as a title (OCR knows no font size or weight)."""
+    return block.type in ("text", "list_item") and block.confidence is not None and any(
+        region.type == "title" and same_region(block.bbox, region.bbox) for region in regions
+    )
 
 
 def _has_body_below(block: Block, blocks: list[Block]) -> bool:

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from engine.stages.classify import ClassifyStage
-from engine.types import Block, Line, PageInput, PageState
+from engine.types import Block, Line, PageInput, PageState, Region
 
 PAGE_HEIGHT = 842.0
 
@@ -111,3 +111,15 @@ def test_ink_outside_a_formula_row_stays_out():
     page = scanned_page([make_block(BODY, 150, lines=4), formula], ink)
     ClassifyStage()([page])
     assert page.blocks[1].bbox == (252, 402, 338, 410)
+
+
+def test_an_ocr_block_the_layout_model_calls_a_title_is_a_title():
+    heading = make_block("I. CONCLUSION", 300, x0=60, x1=160)  # a list marker by pattern
+    heading.confidence = 0.95  # read by OCR: no font size or weight to go by
+    typed = make_block("Archive holdings", 400, x0=60, x1=200)  # from a text layer: the rules decide
+    body = [make_block(BODY, 150, lines=4)]
+    regions = [Region("title", (58, 298, 170, 313), 0.9), Region("title", (58, 398, 210, 413), 0.9)]
+    page = PageState(input=PageInput(key="p", pdf_path="", page_index=0, width=595, height=PAGE_HEIGHT,
+                                     text_lines=[]), blocks=body + [heading, typed], regions=regions)
+    ClassifyStage()([page])
+    assert [b.type for b in page.blocks] == ["text", "title", "text"]
