@@ -99,6 +99,9 @@ class Page(Base):
     error: Mapped[str | None] = mapped_column(Text)
     engine_version: Mapped[str | None] = mapped_column(String(32))
     parse_seconds: Mapped[float | None] = mapped_column(Float)
+    reused_from: Mapped[int | None] = mapped_column(  # the page whose stored result this one copies
+        ForeignKey("pages.id", ondelete="SET NULL")
+    )
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
     document: Mapped[Document] = relationship(back_populates="pages")
@@ -205,6 +208,8 @@ class Run(Base):
     documents_duplicate: Mapped[int] = mapped_column(Integer, default=0)
     documents_failed: Mapped[int] = mapped_column(Integer, default=0)
     documents_quarantined: Mapped[int] = mapped_column(Integer, default=0)
+    documents_reused: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     pages_parsed: Mapped[int] = mapped_column(Integer, default=0)
+    pages_reused: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     seconds: Mapped[float | None] = mapped_column(Float)
 

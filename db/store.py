@@ -47,6 +47,24 @@ def add_source(session: Session, document_id: int, source: SourceRecord) -> None
     )
 
 
+def unchanged_source(session: Session, source: SourceRecord) -> tuple[int, str] | None:
+    """(document id, sha256) when this URI was seen before with the same size and modification time
+    (or ETag) and its document is finished: nothing to read again. The sighting is recorded."""
+    same_version = (DocumentSource.etag == source.etag) if source.etag else \
+        (DocumentSource.modified_at == source.modified_at)
+    found = session.execute(
+        select(Document.id, Document.sha256)
+        .join(DocumentSource, DocumentSource.document_id == Document.id)
+        .where(DocumentSource.uri == source.uri, DocumentSource.size_bytes == source.size_bytes, same_version,
+               Document.status.in_(FINISHED))
+        .limit(1)
+    ).first()
+    if found is None or source.modified_at is None and source.etag is None:
+        return None
+    add_source(session, found.id, source)
+    return found.id, found.sha256
+
+
 def document_status(session: Session, document_id: int) -> str:
     return session.execute(select(Document.status).where(Document.id == document_id)).scalar_one()
 
@@ -99,6 +117,19 @@ def finish_documents(session: Session, document_ids: list[int]) -> dict[int, str
             document.error = document.error or "no page could be read"
         outcome[document.id] = document.status
     return outcome
+
+
+def fully_reused(session: Session, document_ids: list[int]) -> set[int]:
+    """The documents among these whose every page copies a stored page (a re-saved or re-assembled file)."""
+    if not document_ids:
+        return set()
+    rows = session.execute(
+        select(Page.document_id)
+        .where(Page.document_id.in_(document_ids))
+        .group_by(Page.document_id)
+        .having(func.count() == func.count(Page.reused_from))
+    ).scalars()
+    return set(rows)
 
 
 def start_run(session: Session, source: str, flow_run_id: str | None) -> int:

@@ -58,12 +58,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def print_summary(summary: "RunSummary", source: str) -> None:
     table = Table(title=f"folio run {summary.run_id}: {source}")
-    for column in ("files", "done", "duplicate", "failed", "quarantined", "pages", "seconds", "pages/s"):
+    for column in ("files", "done", "duplicate", "reused", "failed", "quarantined", "pages parsed", "pages reused",
+                   "seconds", "pages/s"):
         table.add_column(column, justify="right")
     table.add_row(
         str(summary.files_listed), str(summary.documents_done), str(summary.documents_duplicate),
-        str(summary.documents_failed), str(summary.documents_quarantined),
+        str(summary.documents_reused), str(summary.documents_failed), str(summary.documents_quarantined),
         str(summary.pages_parsed) + (f" (+{summary.pages_failed} failed)" if summary.pages_failed else ""),
+        str(summary.pages_reused),
         f"{summary.seconds:.1f}", f"{summary.pages_per_second:.2f}",
     )
     console.print(table)

@@ -11,7 +11,7 @@ from db.session import get_engine, session_scope
 from db.store import start_run
 from folio.settings import get_settings
 from tasks.discover import discover
-from tasks.finish import RunSummary, finish_task
+from tasks.finish import PageCounts, RunSummary, finish_task
 from tasks.parse import make_batches, parse_batch
 from tasks.register import register
 
@@ -33,14 +33,15 @@ def digitize(source: str, batch_size: int | None = None) -> RunSummary:
     total_pages = sum(len(batch.pages) for batch in batches)
     log.info("%d pages to parse in %d batches", total_pages, len(batches))
     futures = parse_batch.map(batches)
-    parsed = failed = 0
+    parsed = reused = failed = 0
     errors: list[str] = []
     for future in futures:
         report = future.result(raise_on_failure=False)
         if isinstance(report, BaseException):
             errors.append(f"{type(report).__name__}: {report}")
             continue
-        parsed += report.pages - report.failed
+        parsed += report.pages - report.failed - report.reused
+        reused += report.reused
         failed += report.failed
-        log.info("progress: %d/%d pages", parsed + failed, total_pages)
-    return finish_task(run_id, registered, parsed, failed, errors, time.perf_counter() - started)
+        log.info("progress: %d/%d pages", parsed + reused + failed, total_pages)
+    return finish_task(run_id, registered, PageCounts(parsed, reused, failed), errors, time.perf_counter() - started)

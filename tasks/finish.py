@@ -6,13 +6,25 @@ from prefect import task
 from sqlalchemy import Engine
 
 from db.session import get_engine, session_scope
-from db.store import fail_document, finish_documents, finish_run
+from db.store import fail_document, finish_documents, finish_run, fully_reused
 from tasks.register import Registered
 
 
 @dataclass(frozen=True)
+class PageCounts:
+    """Pages stored by a run's batches: parsed by the engine, reused from a stored page, failed."""
+
+    parsed: int = 0
+    reused: int = 0
+    failed: int = 0
+
+
+@dataclass(frozen=True)
 class RunSummary:
-    """What became of every listed file; done + duplicate + failed + quarantined == files_listed."""
+    """What became of every listed file; done + duplicate + reused + failed + quarantined == files_listed.
+
+    A reused document is new bytes whose every page was found already parsed (a re-saved copy).
+    """
 
     run_id: int
     files_listed: int
@@ -20,7 +32,9 @@ class RunSummary:
     documents_duplicate: int
     documents_failed: int
     documents_quarantined: int
+    documents_reused: int
     pages_parsed: int
+    pages_reused: int
     pages_failed: int
     seconds: float
 
@@ -29,7 +43,7 @@ class RunSummary:
         return self.pages_parsed / self.seconds if self.seconds > 0 else 0.0
 
 
-def finish(engine: Engine, run_id: int, registered: list[Registered], pages_parsed: int, pages_failed: int,
+def finish(engine: Engine, run_id: int, registered: list[Registered], pages: PageCounts,
            batch_errors: list[str], seconds: float) -> RunSummary:
     """Final status of each document of the run, the run row updated, and the summary."""
     parsed_ids = sorted({item.document_id for item in registered if item.outcome == "new"})
@@ -40,8 +54,12 @@ def finish(engine: Engine, run_id: int, registered: list[Registered], pages_pars
                 reason = "; ".join(sorted(set(batch_errors))) or "pages missing"
                 fail_document(session, document_id, f"incomplete: some pages were not parsed ({reason})")
                 statuses[document_id] = "failed"
-        outcomes = [statuses.get(item.document_id, "failed") if item.outcome == "new" else item.outcome
-                    for item in registered]
+        reused = fully_reused(session, [i for i, status in statuses.items() if status == "done"])
+        outcomes = [
+            ("reused" if item.document_id in reused else statuses.get(item.document_id, "failed"))
+            if item.outcome == "new" else item.outcome
+            for item in registered
+        ]
         summary = RunSummary(
             run_id=run_id,
             files_listed=len(registered),
@@ -49,8 +67,10 @@ def finish(engine: Engine, run_id: int, registered: list[Registered], pages_pars
             documents_duplicate=outcomes.count("duplicate"),
             documents_failed=outcomes.count("failed"),
             documents_quarantined=outcomes.count("quarantined"),
-            pages_parsed=pages_parsed,
-            pages_failed=pages_failed,
+            documents_reused=outcomes.count("reused"),
+            pages_parsed=pages.parsed,
+            pages_reused=pages.reused,
+            pages_failed=pages.failed,
             seconds=round(seconds, 3),
         )
         counts = {k: v for k, v in asdict(summary).items() if k not in ("run_id", "seconds", "pages_failed")}
@@ -59,6 +79,6 @@ def finish(engine: Engine, run_id: int, registered: list[Registered], pages_pars
 
 
 @task(name="finish-run")
-def finish_task(run_id: int, registered: list[Registered], pages_parsed: int, pages_failed: int,
-                batch_errors: list[str], seconds: float) -> RunSummary:
-    return finish(get_engine(), run_id, registered, pages_parsed, pages_failed, batch_errors, seconds)
+def finish_task(run_id: int, registered: list[Registered], pages: PageCounts, batch_errors: list[str],
+                seconds: float) -> RunSummary:
+    return finish(get_engine(), run_id, registered, pages, batch_errors, seconds)

@@ -11,13 +11,14 @@ from prefect import task
 from prefect.logging import get_run_logger
 from sqlalchemy import Engine
 
-from db.session import get_engine
+from db.session import get_engine, session_scope
+from engine import ENGINE_VERSION
 from engine.pipeline import EngineConfig, Pipeline, build_pipeline
 from engine.types import PageInput, PageResult
 from folio.settings import get_settings
 from tasks.gpu import gpu_slot
 from tasks.pdf import BadDocument, open_pdf, page_fingerprint, page_graphics, page_input
-from tasks.persist import PageOutcome, save_batch
+from tasks.persist import PageOutcome, reusable_pages, save_batch, stored_result
 from tasks.register import Registered
 
 
@@ -37,8 +38,10 @@ class Batch:
 @dataclass(frozen=True)
 class BatchReport:
     index: int
-    pages: int
+    pages: int  # stored by this batch: parsed, reused or failed
     failed: int
+    reused: int  # results copied from a page with the same fingerprint
+    engine_pages: int  # pages the engine was called on
     seconds: float
 
 
@@ -68,22 +71,41 @@ def get_pipeline() -> Pipeline:
 
 def parse_batch_pages(batch: Batch, engine: Engine, pipeline: Pipeline,
                       log: logging.Logger | logging.LoggerAdapter | None = None) -> BatchReport:
-    """Read, parse and store every page of the batch; a page that fails is stored as failed."""
+    """Read, parse and store every page of the batch; a page that fails is stored as failed.
+
+    A page whose fingerprint already has a result from this engine version (stored earlier, or
+    parsed earlier in this batch) reuses it without calling the engine.
+    """
     log = log or logging.getLogger(__name__)
     started = time.perf_counter()
     inputs, outcomes = _load_pages(batch)
-    results = _run_engine(pipeline, [item for _, item, _ in inputs], log)
+    with session_scope(engine) as session:
+        stored = reusable_pages(session, {fingerprint for _, _, fingerprint in inputs}, ENGINE_VERSION)
+        copies = {fingerprint: stored_result(session, page_id, "") for fingerprint, page_id in stored.items()}
+    first: dict[str, tuple[PageRef, PageInput]] = {}
     for ref, item, fingerprint in inputs:
-        result = results.get(item.key)
+        first.setdefault(fingerprint, (ref, item))
+    to_parse = [item for ref, item, fingerprint in inputs if fingerprint not in stored and first[fingerprint][0] == ref]
+    results = _run_engine(pipeline, to_parse, log)
+    reused = 0
+    for ref, _, fingerprint in inputs:
+        original, original_input = first[fingerprint]
+        if fingerprint in stored:
+            result, origin, same_as = copies[fingerprint], stored[fingerprint], None
+        else:
+            result, origin = results.get(original_input.key), None
+            same_as = None if original == ref else (original.document_id, original.page_no)
         error = None if isinstance(result, PageResult) else result
-        outcomes.append(PageOutcome(ref.document_id, ref.page_no, fingerprint,
-                                    result if error is None else None, error))
+        reused += error is None and (origin is not None or same_as is not None)
+        outcomes.append(PageOutcome(ref.document_id, ref.page_no, fingerprint, result if error is None else None,
+                                    error, reused_from=origin, same_as=same_as))
     save_batch(engine, outcomes)
     failed = sum(1 for outcome in outcomes if outcome.result is None)
     seconds = time.perf_counter() - started
-    log.info("batch %d: %d pages in %.1f s (%.2f pages/s)%s", batch.index + 1, len(outcomes), seconds,
-             len(outcomes) / seconds if seconds else 0.0, f", {failed} failed" if failed else "")
-    return BatchReport(batch.index, len(outcomes), failed, seconds)
+    log.info("batch %d: %d pages in %.1f s (%.2f pages/s)%s%s", batch.index + 1, len(outcomes), seconds,
+             len(outcomes) / seconds if seconds else 0.0, f", {reused} reused" if reused else "",
+             f", {failed} failed" if failed else "")
+    return BatchReport(batch.index, len(outcomes), failed, reused, len(to_parse), seconds)
 
 
 def _load_pages(batch: Batch) -> tuple[list[tuple[PageRef, PageInput, str]], list[PageOutcome]]:

@@ -2,12 +2,13 @@
 
 from dataclasses import dataclass
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, select
+from sqlalchemy.orm import Session, selectinload
 
 from db import models
 from db.session import session_scope
 from db.store import stored_page_numbers
-from engine.types import Block, PageResult
+from engine.types import Block, Formula, PageResult, Table, TableCell
 
 
 @dataclass(frozen=True)
@@ -19,6 +20,8 @@ class PageOutcome:
     fingerprint: str | None
     result: PageResult | None = None
     error: str | None = None
+    reused_from: int | None = None  # a stored page whose result this page copies
+    same_as: tuple[int, int] | None = None  # (document id, page no) of a page of this batch with the same result
 
 
 def save_batch(engine: Engine, outcomes: list[PageOutcome]) -> int:
@@ -29,14 +32,63 @@ def save_batch(engine: Engine, outcomes: list[PageOutcome]) -> int:
     written = 0
     with session_scope(engine) as session:
         stored: dict[int, set[int]] = {}
+        rows: dict[tuple[int, int], models.Page] = {}
         for outcome in outcomes:
             if outcome.document_id not in stored:
                 stored[outcome.document_id] = stored_page_numbers(session, outcome.document_id)
             if outcome.page_no in stored[outcome.document_id]:
                 continue
-            session.add(page_row(outcome))
+            row = rows[outcome.document_id, outcome.page_no] = page_row(outcome)
+            session.add(row)
             written += 1
+        session.flush()
+        for outcome in outcomes:
+            original = rows.get(outcome.same_as) if outcome.same_as else None
+            if original is not None and (outcome.document_id, outcome.page_no) in rows:
+                rows[outcome.document_id, outcome.page_no].reused_from = original.id
     return written
+
+
+def reusable_pages(session: Session, fingerprints: set[str], engine_version: str) -> dict[str, int]:
+    """For each fingerprint with a parsed page stored by this engine version: that page's id."""
+    if not fingerprints:
+        return {}
+    rows = session.execute(
+        select(models.Page.fingerprint, models.Page.id)
+        .where(models.Page.fingerprint.in_(fingerprints), models.Page.status == "done",
+               models.Page.engine_version == engine_version)
+        .order_by(models.Page.id)
+    ).all()
+    found: dict[str, int] = {}
+    for fingerprint, page_id in rows:
+        found.setdefault(fingerprint, page_id)
+    return found
+
+
+def stored_result(session: Session, page_id: int, key: str) -> PageResult:
+    """A stored page read back as the engine's result, to be stored again for a page with its fingerprint."""
+    page = session.execute(
+        select(models.Page).where(models.Page.id == page_id).options(
+            selectinload(models.Page.blocks).selectinload(models.Block.table).selectinload(models.PageTable.cells),
+            selectinload(models.Page.blocks).selectinload(models.Block.formula),
+        )
+    ).scalar_one()
+    return PageResult(key=key, width=page.width, height=page.height, text_layer=page.text_layer,
+                      blocks=[_engine_block(row) for row in page.blocks], engine_version=page.engine_version,
+                      stage_seconds={})
+
+
+def _engine_block(row: models.Block) -> Block:
+    block = Block(type=row.type, bbox=(row.x0, row.y0, row.x1, row.y1), text=row.text, confidence=row.confidence,
+                  order=row.reading_order)
+    if row.table is not None:
+        block.table = Table(rows=row.table.n_rows, cols=row.table.n_cols, html=row.table.html, cells=[
+            TableCell(row=c.row, col=c.col, text=c.text, row_span=c.row_span, col_span=c.col_span,
+                      header=c.is_header) for c in row.table.cells])
+    if row.formula is not None:
+        block.formula = Formula(latex=row.formula.latex, display=row.formula.display,
+                                confidence=row.formula.confidence)
+    return block
 
 
 def page_row(outcome: PageOutcome) -> models.Page:
@@ -54,6 +106,7 @@ def page_row(outcome: PageOutcome) -> models.Page:
         status="done",
         engine_version=result.engine_version,
         parse_seconds=result.seconds,
+        reused_from=outcome.reused_from,
         blocks=[block_row(block, result.width, result.height) for block in result.blocks],
     )
 

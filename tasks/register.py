@@ -18,6 +18,7 @@ from db.store import (
     fail_document,
     start_processing,
     stored_page_numbers,
+    unchanged_source,
 )
 from folio.settings import get_settings
 from tasks.discover import SourceFile
@@ -59,8 +60,12 @@ def register_files(files: list[SourceFile], engine: Engine, max_file_bytes: int,
 
 
 def _register(file: SourceFile, engine: Engine, max_file_bytes: int, claimed_now: set[int]) -> Registered:
-    sha256 = sha256_file(file.path)
     source = SourceRecord(uri=file.uri, size_bytes=file.size_bytes, modified_at=file.modified_at)
+    with session_scope(engine) as session:
+        known = unchanged_source(session, source)
+    if known is not None:  # a nightly re-listing: the file is as it was, its bytes are not read again
+        return Registered(file, known[1], known[0], "duplicate")
+    sha256 = sha256_file(file.path)
     with session_scope(engine) as session:
         document_id, created = claim_document(session, sha256, source)
         status = "pending" if created else document_status(session, document_id)

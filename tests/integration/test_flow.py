@@ -1,6 +1,7 @@
 """The digitize flow end to end on PDFs the tests make, against real PostgreSQL."""
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,7 @@ from sqlalchemy import Engine, func, select, text
 from db.export import write_exports
 from db.models import Block, Document, DocumentSource, Page
 from flows.digitize import digitize
+from tasks import register
 from tests import pdfs
 
 
@@ -89,8 +91,13 @@ def test_two_columns_read_in_order_and_scans_are_read_by_ocr(database: Engine, a
     assert "forty metres of records" in scan
 
 
-def test_a_second_run_stores_nothing_new(database: Engine, archive: Path):
+def test_a_second_run_stores_nothing_new(database: Engine, archive: Path, monkeypatch: pytest.MonkeyPatch):
     first = digitize(source=str(archive))
+    hashed: list[str] = []
+    real_sha256 = register.sha256_file
+    monkeypatch.setattr(register, "sha256_file", lambda path: hashed.append(path.name) or real_sha256(path))
+    touched = archive / "reports" / "report.pdf"
+    os.utime(touched, (touched.stat().st_atime, touched.stat().st_mtime + 60))
 
     def counts() -> tuple[int, ...]:
         with database.connect() as connection:
@@ -102,6 +109,8 @@ def test_a_second_run_stores_nothing_new(database: Engine, archive: Path):
     assert counts() == before
     assert second.pages_parsed == 0
     assert second.documents_duplicate == second.files_listed == first.files_listed
+    # files seen before with the same size and time are not read again; the touched one is, and is known
+    assert hashed == ["report.pdf"]
 
 
 def test_export_matches_the_contract(database: Engine, archive: Path, tmp_path: Path):
@@ -127,3 +136,46 @@ def test_export_matches_the_contract(database: Engine, archive: Path, tmp_path: 
                 assert 0 <= b.get("confidence", 0) <= 1
     failed = [json.loads(p.read_text()) for p in out.glob("*.json")]
     assert sum(1 for e in failed if e["document"]["status"] == "failed") == 5
+
+
+def page_results(engine: Engine, name: str) -> list[tuple]:
+    """Every stored block of the document first seen as `name`, without ids."""
+    with engine.connect() as connection:
+        return [tuple(row) for row in connection.execute(
+            select(Page.page_no, Page.fingerprint, Block.reading_order, Block.type, Block.text, Block.x0, Block.y1)
+            .join(Document, Page.document_id == Document.id).join(Block, Block.page_id == Page.id)
+            .where(Document.first_source.like(f"%/{name}")).order_by(Page.page_no, Block.reading_order)
+        )]
+
+
+def test_pages_already_parsed_are_reused_without_the_engine(database: Engine, tmp_path: Path):
+    first_folder, second_folder = tmp_path / "first", tmp_path / "second"
+    first_folder.mkdir()
+    second_folder.mkdir()
+    report = pdfs.two_column_pdf(first_folder)
+    digitize(source=str(first_folder))
+    pdfs.resaved_pdf(second_folder, report)  # other bytes, the same pages
+    (second_folder / "also-resaved.pdf").write_bytes(report.read_bytes() + b"% appended by a scanner station\n")
+
+    summary = digitize(source=str(second_folder), batch_size=8)
+
+    assert summary.files_listed == 2
+    assert (summary.documents_reused, summary.pages_reused, summary.pages_parsed) == (2, 4, 0)
+    assert summary.documents_done + summary.documents_reused + summary.documents_duplicate \
+        + summary.documents_failed + summary.documents_quarantined == summary.files_listed
+    assert page_results(database, "resaved-report.pdf") == page_results(database, "report.pdf")
+    assert page_results(database, "also-resaved.pdf") == page_results(database, "report.pdf")
+    with database.connect() as connection:
+        copies = connection.execute(select(func.count()).where(Page.reused_from.is_not(None))).scalar()
+        assert copies == 4
+        run = connection.execute(text("SELECT documents_reused, pages_reused FROM runs ORDER BY id DESC")).first()
+        assert tuple(run) == (2, 4)
+
+
+def test_a_page_repeated_within_a_batch_is_parsed_once(database: Engine, tmp_path: Path):
+    report = pdfs.two_column_pdf(tmp_path)
+    pdfs.resaved_pdf(tmp_path, report)
+    summary = digitize(source=str(tmp_path), batch_size=8)
+    assert (summary.pages_parsed, summary.pages_reused) == (2, 2)
+    assert (summary.documents_done, summary.documents_reused) == (1, 1)
+    assert page_results(database, "resaved-report.pdf") == page_results(database, "report.pdf")

@@ -12,7 +12,7 @@ TABLES = {"documents", "document_sources", "pages", "blocks", "tables", "table_c
 def test_upgrade_and_downgrade(empty_database):
     engine = get_engine()
     upgrade(engine)
-    assert current_revision(engine) == "0001"
+    assert current_revision(engine) == "0002"
     assert TABLES <= set(inspect(engine).get_table_names())
     downgrade(engine, "base")
     assert current_revision(engine) is None
