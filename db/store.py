@@ -1,10 +1,10 @@
 """Writes and reads of the processing state: claims, sources, page sets, document outcomes, runs."""
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, or_, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
@@ -63,6 +63,44 @@ def unchanged_source(session: Session, source: SourceRecord) -> tuple[int, str] 
         return None
     add_source(session, found.id, source)
     return found.id, found.sha256
+
+
+@dataclass(frozen=True)
+class Claim:
+    """Who takes documents (a flow run's id) and how long its claims last without renewal."""
+
+    claimant: str
+    lease_seconds: int
+
+
+def claim_for_run(session: Session, document_id: int, claim: Claim) -> bool:
+    """Take the document for this run unless another run holds an unexpired claim on it."""
+    claimed = session.execute(
+        update(Document)
+        .where(Document.id == document_id,
+               or_(Document.claimed_by.is_(None), Document.claimed_by == claim.claimant,
+                   Document.claimed_until < func.now()))
+        .values(claimed_by=claim.claimant, claimed_until=func.now() + timedelta(seconds=claim.lease_seconds))
+        .returning(Document.id)
+    ).first()
+    return claimed is not None
+
+
+def renew_claims(session: Session, document_ids: set[int], claim: Claim) -> None:
+    """Extend this run's claims (each stored batch does), so that only a run that stopped loses them."""
+    session.execute(
+        update(Document)
+        .where(Document.id.in_(document_ids), Document.claimed_by == claim.claimant)
+        .values(claimed_until=func.now() + timedelta(seconds=claim.lease_seconds))
+    )
+
+
+def release_claims(session: Session, document_ids: list[int], claim: Claim) -> None:
+    session.execute(
+        update(Document)
+        .where(Document.id.in_(document_ids), Document.claimed_by == claim.claimant)
+        .values(claimed_by=None, claimed_until=None)
+    )
 
 
 def document_status(session: Session, document_id: int) -> str:

@@ -1,6 +1,7 @@
 """The digitize flow: list a source, register files, parse new pages in batches, close the run."""
 
 import time
+import uuid
 
 from prefect import flow, get_run_logger
 from prefect.runtime import flow_run
@@ -8,7 +9,7 @@ from prefect.task_runners import ThreadPoolTaskRunner
 
 from db.migrate import upgrade
 from db.session import get_engine, session_scope
-from db.store import start_run
+from db.store import Claim, start_run
 from folio.settings import get_settings
 from tasks.discover import discover
 from tasks.finish import PageCounts, RunSummary, finish_task
@@ -24,12 +25,13 @@ def digitize(source: str, batch_size: int | None = None) -> RunSummary:
     settings = get_settings()
     engine = get_engine(settings)
     upgrade(engine)
+    claim = Claim(str(flow_run.get_id() or uuid.uuid4()), settings.claim_lease_seconds)
     with session_scope(engine) as session:
-        run_id = start_run(session, source, str(flow_run.get_id() or ""))
+        run_id = start_run(session, source, claim.claimant)
     files = discover(source)
     log.info("%d PDF files listed in %s", len(files), source)
-    registered = register(files)
-    batches = make_batches(registered, batch_size or settings.batch_size)
+    registered = register(files, claim)
+    batches = make_batches(registered, batch_size or settings.batch_size, claim)
     total_pages = sum(len(batch.pages) for batch in batches)
     log.info("%d pages to parse in %d batches", total_pages, len(batches))
     futures = parse_batch.map(batches)
@@ -44,4 +46,5 @@ def digitize(source: str, batch_size: int | None = None) -> RunSummary:
         reused += report.reused
         failed += report.failed
         log.info("progress: %d/%d pages", parsed + reused + failed, total_pages)
-    return finish_task(run_id, registered, PageCounts(parsed, reused, failed), errors, time.perf_counter() - started)
+    return finish_task(run_id, registered, PageCounts(parsed, reused, failed), errors, time.perf_counter() - started,
+                       claim)

@@ -22,6 +22,8 @@ class Settings(BaseSettings):
     formula_model: str = Field(default="auto", description="auto | none | junia | folder of a formula checkpoint")
     max_page_pixels: int = Field(default=25_000_000, ge=1_000_000, description="pixel budget of one rendered page")
     max_file_bytes: int = Field(default=2 * 1024**3, ge=1, description="larger files are failed, not read")
+    claim_lease_seconds: int = Field(default=1800, ge=1, description="how long a run's claim on a document lasts "
+                                     "without renewal; a crashed run's documents are taken over after it")
 
     @property
     def home_dir(self) -> Path:

@@ -6,7 +6,7 @@ from prefect import task
 from sqlalchemy import Engine
 
 from db.session import get_engine, session_scope
-from db.store import fail_document, finish_documents, finish_run, fully_reused
+from db.store import Claim, fail_document, finish_documents, finish_run, fully_reused, release_claims
 from tasks.register import Registered
 
 
@@ -44,10 +44,12 @@ class RunSummary:
 
 
 def finish(engine: Engine, run_id: int, registered: list[Registered], pages: PageCounts,
-           batch_errors: list[str], seconds: float) -> RunSummary:
-    """Final status of each document of the run, the run row updated, and the summary."""
+           batch_errors: list[str], seconds: float, claim: Claim | None = None) -> RunSummary:
+    """Final status of each document of the run, its claims released, the run row updated, and the summary."""
     parsed_ids = sorted({item.document_id for item in registered if item.outcome == "new"})
     with session_scope(engine) as session:
+        if claim is not None:
+            release_claims(session, sorted({item.document_id for item in registered}), claim)
         statuses = finish_documents(session, parsed_ids)
         for document_id, status in statuses.items():
             if status not in ("done", "failed", "quarantined"):
@@ -80,5 +82,5 @@ def finish(engine: Engine, run_id: int, registered: list[Registered], pages: Pag
 
 @task(name="finish-run")
 def finish_task(run_id: int, registered: list[Registered], pages: PageCounts, batch_errors: list[str],
-                seconds: float) -> RunSummary:
-    return finish(get_engine(), run_id, registered, pages, batch_errors, seconds)
+                seconds: float, claim: Claim | None = None) -> RunSummary:
+    return finish(get_engine(), run_id, registered, pages, batch_errors, seconds, claim)

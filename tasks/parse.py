@@ -12,6 +12,7 @@ from prefect.logging import get_run_logger
 from sqlalchemy import Engine
 
 from db.session import get_engine, session_scope
+from db.store import Claim
 from engine import ENGINE_VERSION
 from engine.pipeline import EngineConfig, Pipeline, build_pipeline
 from engine.types import PageInput, PageResult
@@ -33,6 +34,7 @@ class PageRef:
 class Batch:
     index: int
     pages: tuple[PageRef, ...]
+    claim: Claim | None = None  # the run's claim on the documents, renewed when the batch is stored
 
 
 @dataclass(frozen=True)
@@ -45,14 +47,14 @@ class BatchReport:
     seconds: float
 
 
-def make_batches(registered: list[Registered], batch_size: int) -> list[Batch]:
+def make_batches(registered: list[Registered], batch_size: int, claim: Claim | None = None) -> list[Batch]:
     """The pages still to parse, in document order, cut into batches of `batch_size`."""
     refs = [
         PageRef(item.document_id, str(item.file.path), page_no)
         for item in registered if item.outcome == "new"
         for page_no in item.pages_todo
     ]
-    return [Batch(index, tuple(refs[start:start + batch_size]))
+    return [Batch(index, tuple(refs[start:start + batch_size]), claim)
             for index, start in enumerate(range(0, len(refs), batch_size))]
 
 
@@ -99,7 +101,7 @@ def parse_batch_pages(batch: Batch, engine: Engine, pipeline: Pipeline,
         reused += error is None and (origin is not None or same_as is not None)
         outcomes.append(PageOutcome(ref.document_id, ref.page_no, fingerprint, result if error is None else None,
                                     error, reused_from=origin, same_as=same_as))
-    save_batch(engine, outcomes)
+    save_batch(engine, outcomes, batch.claim)
     failed = sum(1 for outcome in outcomes if outcome.result is None)
     seconds = time.perf_counter() - started
     log.info("batch %d: %d pages in %.1f s (%.2f pages/s)%s%s", batch.index + 1, len(outcomes), seconds,

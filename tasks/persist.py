@@ -7,7 +7,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from db import models
 from db.session import session_scope
-from db.store import stored_page_numbers
+from db.store import Claim, renew_claims, stored_page_numbers
 from engine.types import Block, Formula, PageResult, Table, TableCell
 
 
@@ -24,10 +24,11 @@ class PageOutcome:
     same_as: tuple[int, int] | None = None  # (document id, page no) of a page of this batch with the same result
 
 
-def save_batch(engine: Engine, outcomes: list[PageOutcome]) -> int:
+def save_batch(engine: Engine, outcomes: list[PageOutcome], claim: Claim | None = None) -> int:
     """Store every page of the batch, or none of them; returns how many pages were written.
 
-    A page that is already stored (a retried batch) is left as it is.
+    A page that is already stored (a retried batch) is left as it is. The run's claims on the
+    batch's documents are renewed in the same transaction.
     """
     written = 0
     with session_scope(engine) as session:
@@ -46,6 +47,8 @@ def save_batch(engine: Engine, outcomes: list[PageOutcome]) -> int:
             original = rows.get(outcome.same_as) if outcome.same_as else None
             if original is not None and (outcome.document_id, outcome.page_no) in rows:
                 rows[outcome.document_id, outcome.page_no].reused_from = original.id
+        if claim is not None:
+            renew_claims(session, {outcome.document_id for outcome in outcomes}, claim)
     return written
 
 

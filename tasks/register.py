@@ -12,8 +12,10 @@ from sqlalchemy import Engine
 from db.session import get_engine, session_scope
 from db.store import (
     FINISHED,
+    Claim,
     SourceRecord,
     claim_document,
+    claim_for_run,
     document_status,
     fail_document,
     start_processing,
@@ -46,20 +48,24 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def register_files(files: list[SourceFile], engine: Engine, max_file_bytes: int,
+def register_files(files: list[SourceFile], engine: Engine, max_file_bytes: int, claim: Claim,
                    log: logging.Logger | logging.LoggerAdapter | None = None) -> list[Registered]:
-    """Claim a document for every file; a file whose bytes are already known becomes another source."""
+    """Claim a document for every file; a file whose bytes are already known becomes another source.
+
+    A document another run holds an unexpired claim on is left to that run (outcome "duplicate").
+    """
     log = log or logging.getLogger(__name__)
     claimed_now: set[int] = set()
     registered = []
     for number, file in enumerate(files, 1):
-        registered.append(_register(file, engine, max_file_bytes, claimed_now))
+        registered.append(_register(file, engine, max_file_bytes, claim, claimed_now))
         if number % 25 == 0 or number == len(files):
             log.info("registered %d/%d files", number, len(files))
     return registered
 
 
-def _register(file: SourceFile, engine: Engine, max_file_bytes: int, claimed_now: set[int]) -> Registered:
+def _register(file: SourceFile, engine: Engine, max_file_bytes: int, claim: Claim,
+              claimed_now: set[int]) -> Registered:
     source = SourceRecord(uri=file.uri, size_bytes=file.size_bytes, modified_at=file.modified_at)
     with session_scope(engine) as session:
         known = unchanged_source(session, source)
@@ -69,7 +75,7 @@ def _register(file: SourceFile, engine: Engine, max_file_bytes: int, claimed_now
     with session_scope(engine) as session:
         document_id, created = claim_document(session, sha256, source)
         status = "pending" if created else document_status(session, document_id)
-        if document_id in claimed_now or status in FINISHED:
+        if document_id in claimed_now or status in FINISHED or not claim_for_run(session, document_id, claim):
             return Registered(file, sha256, document_id, "duplicate")
         claimed_now.add(document_id)
         try:
@@ -86,6 +92,6 @@ def _register(file: SourceFile, engine: Engine, max_file_bytes: int, claimed_now
 
 
 @task(name="register-files")
-def register(files: list[SourceFile]) -> list[Registered]:
+def register(files: list[SourceFile], claim: Claim) -> list[Registered]:
     settings = get_settings()
-    return register_files(files, get_engine(settings), settings.max_file_bytes, get_run_logger())
+    return register_files(files, get_engine(settings), settings.max_file_bytes, claim, get_run_logger())
