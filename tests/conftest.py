@@ -3,7 +3,7 @@
 import os
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import psycopg
@@ -36,20 +36,33 @@ def server_url() -> str:
 
 
 @pytest.fixture
-def empty_database(server_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """A new, empty database; FOLIO_DATABASE_URL points at it for the test."""
-    name = f"t_{uuid.uuid4().hex[:12]}"
+def new_database_url(server_url: str) -> Iterator[Callable[[], str]]:
+    """Makes new, empty databases on the session's server; all are dropped after the test."""
     admin = libpq_url(server_url)
+    names: list[str] = []
+
+    def make() -> str:
+        name = f"t_{uuid.uuid4().hex[:12]}"
+        with psycopg.connect(admin, autocommit=True) as connection:
+            connection.execute(f'CREATE DATABASE "{name}"')
+        names.append(name)
+        return make_url(admin).set(database=name).render_as_string(hide_password=False)
+
+    yield make
+    dispose_engines()
     with psycopg.connect(admin, autocommit=True) as connection:
-        connection.execute(f'CREATE DATABASE "{name}"')
-    url = make_url(admin).set(database=name).render_as_string(hide_password=False)
+        for name in names:
+            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def empty_database(new_database_url: Callable[[], str], monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A new, empty database; FOLIO_DATABASE_URL points at it for the test."""
+    url = new_database_url()
     monkeypatch.setenv("FOLIO_DATABASE_URL", url)
     get_settings.cache_clear()
     yield url
-    dispose_engines()
     get_settings.cache_clear()
-    with psycopg.connect(admin, autocommit=True) as connection:
-        connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture
