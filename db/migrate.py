@@ -4,6 +4,7 @@ from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
+from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, text
 
 import migrations
@@ -12,8 +13,7 @@ _LOCK_KEY = 0x666F6C696F  # "folio": one migration at a time across processes
 
 
 def alembic_config(engine: Engine) -> Config:
-    config = Config()
-    config.set_main_option("script_location", str(Path(migrations.__file__).parent))
+    config = _script_config()
     config.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False).replace("%", "%%"))
     return config
 
@@ -25,6 +25,17 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
 
 def downgrade(engine: Engine, revision: str) -> None:
     _run(engine, lambda config: command.downgrade(config, revision))
+
+
+def head_revision() -> str:
+    """The newest revision the shipped migrations define."""
+    return ScriptDirectory.from_config(_script_config()).get_current_head()
+
+
+def _script_config() -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(Path(migrations.__file__).parent))
+    return config
 
 
 def current_revision(engine: Engine) -> str | None:

@@ -103,7 +103,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_db(args: argparse.Namespace) -> int:
-    from db.migrate import current_revision, downgrade, upgrade
+    from db.migrate import current_revision, downgrade, head_revision, upgrade
     from db.session import get_engine
 
     engine = get_engine()
@@ -111,7 +111,8 @@ def cmd_db(args: argparse.Namespace) -> int:
         upgrade(engine, args.revision or "head")
     elif args.action == "downgrade":
         downgrade(engine, args.revision or "-1")
-    console.print(f"schema revision: {current_revision(engine) or 'none'}")
+    current, head = current_revision(engine), head_revision()
+    console.print(f"schema revision: {current or 'none'}" + (" (head)" if current == head else f" (head is {head})"))
     return 0
 
 

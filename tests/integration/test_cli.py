@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from db.migrate import head_revision
+
 
 @pytest.fixture(scope="module")
 def folio_home(tmp_path_factory) -> Path:
@@ -58,7 +60,7 @@ def test_status_export_and_db(demo: subprocess.CompletedProcess, folio_home: Pat
     files = list((tmp_path / "out").glob("*.json"))
     assert len(files) == 2
     assert all(json.loads(f.read_text())["document"]["status"] == "done" for f in files)
-    assert "0001" in folio(folio_home, "db", "current").stdout
+    assert f"schema revision: {head_revision()} (head)" in folio(folio_home, "db", "current").stdout
 
 
 def test_a_missing_source_is_a_clear_error(folio_home: Path):

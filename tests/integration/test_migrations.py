@@ -2,7 +2,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect
 
-from db.migrate import current_revision, downgrade, upgrade
+from db.migrate import current_revision, downgrade, head_revision, upgrade
 from db.models import Base
 from db.session import get_engine
 
@@ -12,7 +12,7 @@ TABLES = {"documents", "document_sources", "pages", "blocks", "tables", "table_c
 def test_upgrade_and_downgrade(empty_database):
     engine = get_engine()
     upgrade(engine)
-    assert current_revision(engine) == "0002"
+    assert current_revision(engine) == head_revision() == "0002"
     assert TABLES <= set(inspect(engine).get_table_names())
     downgrade(engine, "base")
     assert current_revision(engine) is None
