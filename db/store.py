@@ -4,7 +4,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, or_, select, update
+from sqlalchemy import delete, exists, func, or_, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
@@ -123,11 +123,11 @@ def stored_page_numbers(session: Session, document_id: int) -> set[int]:
     return set(session.execute(select(Page.page_no).where(Page.document_id == document_id)).scalars())
 
 
-def finish_documents(session: Session, document_ids: list[int]) -> dict[int, str]:
+def finish_documents(session: Session, document_ids: list[int], reason: str = "") -> dict[int, str]:
     """Set each document's final status from its pages; returns {id: status}.
 
     All pages stored: done (quarantined if any page is, failed if none could be read).
-    Pages missing: the document stays as it is, to be completed by a later run.
+    Pages missing: the document stays as it is, to be completed by a later run; `reason` says why.
     """
     outcome: dict[int, str] = {}
     for document in session.execute(select(Document).where(Document.id.in_(document_ids))).scalars():
@@ -139,20 +139,15 @@ def finish_documents(session: Session, document_ids: list[int]) -> dict[int, str
                 select(Page.status, func.count()).where(Page.document_id == document.id).group_by(Page.status)
             ).all()
         )
-        if sum(counts.values()) < (document.page_count or 0):
-            outcome[document.id] = document.status
-            continue
-        failed = counts.get("failed", 0)
-        if failed == document.page_count:
-            document.status = "failed"
-        elif counts.get("quarantined", 0):
-            document.status = "quarantined"
+        stored, failed = sum(counts.values()), counts.get("failed", 0)
+        if stored < (document.page_count or 0):
+            document.error = (f"incomplete: {document.page_count - stored} of {document.page_count} pages not "
+                              f"stored ({reason or 'the run ended early'}); a retry or a later run completes it")
+        elif failed == document.page_count:
+            document.status, document.error = "failed", "no page could be read"
         else:
-            document.status = "done"
-        if failed and document.status != "failed":
-            document.error = f"{failed} of {document.page_count} pages could not be read"
-        elif failed:
-            document.error = document.error or "no page could be read"
+            document.status = "quarantined" if counts.get("quarantined", 0) else "done"
+            document.error = f"{failed} of {document.page_count} pages could not be read" if failed else None
         outcome[document.id] = document.status
     return outcome
 
@@ -168,6 +163,81 @@ def fully_reused(session: Session, document_ids: list[int]) -> set[int]:
         .having(func.count() == func.count(Page.reused_from))
     ).scalars()
     return set(rows)
+
+
+OTHER_VERSIONS = "other"  # Selection.engine_version: results from any engine version but the current one
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which finished documents to parse again; the filters combine with AND.
+
+    Done documents are chosen only by engine version (their results came from another engine) or with
+    force; without either, the statuses default to failed and quarantined.
+    """
+
+    statuses: tuple[str, ...] = ()
+    ids: tuple[int, ...] = ()
+    since: datetime | None = None  # last changed at or after
+    until: datetime | None = None  # last changed before
+    engine_version: str | None = None  # a version, or OTHER_VERSIONS
+    force: bool = False
+
+    def __post_init__(self) -> None:
+        if not (self.statuses or self.ids or self.since or self.until or self.engine_version):
+            raise ValueError("say which documents: by status, id, date or engine version")
+        if unknown := set(self.statuses) - set(FINISHED):
+            raise ValueError(f"only finished documents are reprocessed ({', '.join(FINISHED)}), not "
+                             f"{', '.join(sorted(unknown))}")
+        if "done" in self.statuses and not (self.force or self.engine_version):
+            raise ValueError("done documents are parsed again only with an engine version or force")
+
+    def describe(self) -> str:
+        parts = [f"status {','.join(self.statuses)}" if self.statuses else "",
+                 f"id {','.join(map(str, self.ids))}" if self.ids else "",
+                 f"since {self.since.isoformat()}" if self.since else "",
+                 f"until {self.until.isoformat()}" if self.until else "",
+                 f"engine version {self.engine_version}" if self.engine_version else "",
+                 "forced" if self.force else ""]
+        return "; ".join(part for part in parts if part)
+
+
+def documents_to_reprocess(session: Session, selection: Selection, current_version: str) -> list[int]:
+    """Ids of the finished documents the selection names, in id order."""
+    everything = selection.force or selection.engine_version
+    statuses = selection.statuses or (FINISHED if everything else ("failed", "quarantined"))
+    query = select(Document.id).where(Document.status.in_(statuses)).order_by(Document.id)
+    if selection.ids:
+        query = query.where(Document.id.in_(selection.ids))
+    if selection.since:
+        query = query.where(Document.updated_at >= selection.since)
+    if selection.until:
+        query = query.where(Document.updated_at < selection.until)
+    if selection.engine_version:
+        version = Page.engine_version != current_version if selection.engine_version == OTHER_VERSIONS \
+            else Page.engine_version == selection.engine_version
+        query = query.where(exists(select(Page.id).where(Page.document_id == Document.id, version)))
+    elif not selection.force:
+        query = query.where(Document.status != "done")
+    return list(session.execute(query).scalars())
+
+
+def document_sha256(session: Session, document_id: int) -> str:
+    return session.execute(select(Document.sha256).where(Document.id == document_id)).scalar_one()
+
+
+def document_sources(session: Session, document_id: int) -> list[str]:
+    """The URIs a document was seen at, most recently seen first."""
+    return list(session.execute(
+        select(DocumentSource.uri).where(DocumentSource.document_id == document_id)
+        .order_by(DocumentSource.last_seen_at.desc(), DocumentSource.id.desc())
+    ).scalars())
+
+
+def clear_pages(session: Session, document_id: int) -> int:
+    """Delete a document's pages with their blocks, tables and formulas (pages that copied them keep their
+    copies); returns how many."""
+    return session.execute(delete(Page).where(Page.document_id == document_id)).rowcount
 
 
 def start_run(session: Session, source: str, flow_run_id: str | None) -> int:

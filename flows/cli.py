@@ -4,6 +4,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,7 +14,9 @@ from rich.table import Table
 from folio.settings import Settings, get_settings
 
 if TYPE_CHECKING:
-    from tasks.finish import RunSummary
+    from prefect.states import State
+
+    from tasks.runs import RunSummary
 
 console = Console(width=None if sys.stdout.isatty() else 160)
 
@@ -38,7 +41,35 @@ ORDER BY d.id, p.page_no, b.reading_order
 def cmd_run(args: argparse.Namespace) -> int:
     from flows.digitize import digitize
 
-    print_summary(digitize(source=args.source, batch_size=args.batch_size), args.source)
+    return report_run(digitize(source=args.source, batch_size=args.batch_size, return_state=True), args.source)
+
+
+def cmd_reprocess(args: argparse.Namespace) -> int:
+    from db.store import OTHER_VERSIONS, Selection
+    from flows.reprocess import reprocess
+
+    engine_version = OTHER_VERSIONS if args.engine_version == "" else args.engine_version
+    selection = Selection(tuple(args.status or ()), tuple(args.id or ()), args.since, args.until, engine_version,
+                          args.force)  # a ValueError here says what is wrong before any flow starts
+    state = reprocess(statuses=list(selection.statuses), ids=list(selection.ids), since=selection.since,
+                      until=selection.until, engine_version=selection.engine_version, force=selection.force,
+                      batch_size=args.batch_size, return_state=True)
+    return report_run(state, f"reprocess: {selection.describe()}")
+
+
+def report_run(state: "State", source: str) -> int:
+    """Print a finished flow run's summary; 1 when batches failed (the summary says what was stored)."""
+    from flows.digitize import RunFailed
+
+    outcome = state.result(raise_on_failure=False)
+    if isinstance(outcome, RunFailed):
+        print_summary(outcome.summary, source)
+        console.print(f"folio: the run failed: {outcome}\nRetry the flow run (Prefect UI) or run again: "
+                      "pages already stored are kept.", style="red", markup=False, highlight=False)
+        return 1
+    if isinstance(outcome, BaseException):
+        raise outcome
+    print_summary(outcome, source)
     return 0
 
 
@@ -49,7 +80,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     folder = get_settings().home_dir / "samples"
     write_samples(folder)
-    print_summary(digitize(source=str(folder)), str(folder))
+    if code := report_run(digitize(source=str(folder), return_state=True), str(folder)):
+        return code
     console.print("Example query (run your own with: folio sql \"SELECT ...\"):", style="bold")
     console.print(DEMO_QUERY, markup=False, highlight=False)
     print_rows(*read_only_query(DEMO_QUERY, limit=args.limit))
@@ -148,6 +180,12 @@ def print_rows(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> None
     console.print(f"({len(rows)} rows)")
 
 
+def timestamp(value: str) -> datetime:
+    """An ISO date or time; without a zone it is UTC."""
+    parsed = datetime.fromisoformat(value)
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="folio", description="Digitize archives of PDFs into PostgreSQL.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -156,6 +194,24 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("source", help="a folder (searched recursively) or a PDF file")
     run.add_argument("--batch-size", type=int, default=None, help="pages per batch task (FOLIO_BATCH_SIZE)")
     run.set_defaults(handler=cmd_run)
+
+    reprocess = commands.add_parser(
+        "reprocess", help="parse finished documents again: by status, id, date or engine version",
+        description="Parse finished documents again. Filters combine with AND; without --engine-version or "
+                    "--force only failed and quarantined documents are chosen.")
+    reprocess.add_argument("--status", nargs="+", choices=("failed", "quarantined", "done"),
+                           help="documents with these statuses")
+    reprocess.add_argument("--id", nargs="+", type=int, help="documents with these ids")
+    reprocess.add_argument("--since", type=timestamp, help="documents last changed at or after (ISO date or time)")
+    reprocess.add_argument("--until", type=timestamp, help="documents last changed before (ISO date or time)")
+    reprocess.add_argument("--engine-version", nargs="?", const="", default=None, metavar="VERSION",
+                           help="done documents whose results came from VERSION; without a value: from any "
+                                "version but the running engine's")
+    reprocess.add_argument("--force", action="store_true",
+                           help="parse the chosen documents again even if their results are current, and do not "
+                                "reuse stored results of identical pages")
+    reprocess.add_argument("--batch-size", type=int, default=None, help="pages per batch task (FOLIO_BATCH_SIZE)")
+    reprocess.set_defaults(handler=cmd_reprocess)
 
     demo = commands.add_parser("demo", help="make sample PDFs under FOLIO_HOME, run on them, query the result")
     demo.add_argument("--limit", type=int, default=25, help="rows of the example query to print")

@@ -7,37 +7,40 @@ from prefect import flow, get_run_logger
 from prefect.runtime import flow_run
 from prefect.task_runners import ThreadPoolTaskRunner
 
-from db.migrate import upgrade
-from db.session import get_engine, session_scope
-from db.store import Claim, start_run
+from db.store import Claim
 from folio.settings import get_settings
 from tasks.discover import discover
-from tasks.finish import PageCounts, RunSummary, finish_task
 from tasks.parse import make_batches, parse_batch
-from tasks.register import register
+from tasks.register import Registered, register
+from tasks.runs import PageCounts, RunSummary, finish_task, open_run_task
 
 
-@flow(name="digitize", task_runner=ThreadPoolTaskRunner(max_workers=get_settings().workers))
-def digitize(source: str, batch_size: int | None = None) -> RunSummary:
-    """Turn every PDF under `source` into pages, blocks and text in PostgreSQL."""
+class RunFailed(Exception):
+    """Batches failed after their retries; what was stored is in the summary, the rest is left to a retry."""
+
+    def __init__(self, summary: RunSummary, errors: list[str]):
+        super().__init__(f"{len(errors)} batch(es) failed: " + "; ".join(sorted(set(errors))))
+        self.summary = summary
+
+
+def run_claim() -> Claim:
+    """This flow run's claim on documents: its id (the same when the flow run is retried) and the lease."""
+    return Claim(str(flow_run.get_id() or uuid.uuid4()), get_settings().claim_lease_seconds)
+
+
+def parse_and_finish(run_id: int, registered: list[Registered], batch_size: int, claim: Claim,
+                     started: float, reuse: bool = True) -> RunSummary:
+    """Parse the registered documents' pages in batches and close the run; raise RunFailed if a batch failed.
+
+    With reuse, a page whose fingerprint has a stored result copies it instead of being parsed.
+    """
     log = get_run_logger()
-    started = time.perf_counter()
-    settings = get_settings()
-    engine = get_engine(settings)
-    upgrade(engine)
-    claim = Claim(str(flow_run.get_id() or uuid.uuid4()), settings.claim_lease_seconds)
-    with session_scope(engine) as session:
-        run_id = start_run(session, source, claim.claimant)
-    files = discover(source)
-    log.info("%d PDF files listed in %s", len(files), source)
-    registered = register(files, claim)
-    batches = make_batches(registered, batch_size or settings.batch_size, claim)
+    batches = make_batches(registered, batch_size, claim, reuse)
     total_pages = sum(len(batch.pages) for batch in batches)
     log.info("%d pages to parse in %d batches", total_pages, len(batches))
-    futures = parse_batch.map(batches)
     parsed = reused = failed = 0
     errors: list[str] = []
-    for future in futures:
+    for future in parse_batch.map(batches):
         report = future.result(raise_on_failure=False)
         if isinstance(report, BaseException):
             errors.append(f"{type(report).__name__}: {report}")
@@ -46,5 +49,20 @@ def digitize(source: str, batch_size: int | None = None) -> RunSummary:
         reused += report.reused
         failed += report.failed
         log.info("progress: %d/%d pages", parsed + reused + failed, total_pages)
-    return finish_task(run_id, registered, PageCounts(parsed, reused, failed), errors, time.perf_counter() - started,
-                       claim)
+    summary = finish_task(run_id, registered, PageCounts(parsed, reused, failed), errors,
+                          time.perf_counter() - started, claim)
+    if errors:
+        raise RunFailed(summary, errors)
+    return summary
+
+
+@flow(name="digitize", task_runner=ThreadPoolTaskRunner(max_workers=get_settings().workers))
+def digitize(source: str, batch_size: int | None = None) -> RunSummary:
+    """Turn every PDF under `source` into pages, blocks and text in PostgreSQL."""
+    started = time.perf_counter()
+    claim = run_claim()
+    run_id = open_run_task(source, claim.claimant)
+    files = discover(source)
+    get_run_logger().info("%d PDF files listed in %s", len(files), source)
+    registered = register(files, claim)
+    return parse_and_finish(run_id, registered, batch_size or get_settings().batch_size, claim, started)

@@ -24,6 +24,10 @@ class Settings(BaseSettings):
     max_file_bytes: int = Field(default=2 * 1024**3, ge=1, description="larger files are failed, not read")
     claim_lease_seconds: int = Field(default=1800, ge=1, description="how long a run's claim on a document lasts "
                                      "without renewal; a crashed run's documents are taken over after it")
+    retries: int = Field(default=4, ge=0, le=20, description="tries after the first when a task meets a transient "
+                         "error (database, S3, GPU memory)")
+    retry_delay_seconds: float = Field(default=2.0, ge=0, description="first retry delay; doubled for each next "
+                                       "try, with jitter")
 
     @property
     def home_dir(self) -> Path:

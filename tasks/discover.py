@@ -6,6 +6,8 @@ from pathlib import Path
 
 from prefect import task
 
+from tasks.policy import task_options
+
 
 @dataclass(frozen=True)
 class SourceFile:
@@ -14,7 +16,7 @@ class SourceFile:
     uri: str
     path: Path
     size_bytes: int
-    modified_at: datetime
+    modified_at: datetime | None  # None: not known (a file no longer there)
 
 
 def list_source(source: str) -> list[SourceFile]:
@@ -45,6 +47,6 @@ def _source_file(path: Path) -> SourceFile:
                       modified_at=datetime.fromtimestamp(stat.st_mtime, tz=UTC))
 
 
-@task(name="discover")
+@task(name="discover", **task_options())
 def discover(source: str) -> list[SourceFile]:
     return list_source(source)

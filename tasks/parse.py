@@ -20,6 +20,7 @@ from folio.settings import get_settings
 from tasks.gpu import gpu_slot
 from tasks.pdf import BadDocument, open_pdf, page_fingerprint, page_graphics, page_input
 from tasks.persist import PageOutcome, reusable_pages, save_batch, stored_result
+from tasks.policy import task_options
 from tasks.register import Registered
 
 
@@ -35,6 +36,7 @@ class Batch:
     index: int
     pages: tuple[PageRef, ...]
     claim: Claim | None = None  # the run's claim on the documents, renewed when the batch is stored
+    reuse: bool = True  # copy stored results of pages with the same fingerprint instead of parsing them
 
 
 @dataclass(frozen=True)
@@ -47,14 +49,15 @@ class BatchReport:
     seconds: float
 
 
-def make_batches(registered: list[Registered], batch_size: int, claim: Claim | None = None) -> list[Batch]:
+def make_batches(registered: list[Registered], batch_size: int, claim: Claim | None = None,
+                 reuse: bool = True) -> list[Batch]:
     """The pages still to parse, in document order, cut into batches of `batch_size`."""
     refs = [
         PageRef(item.document_id, str(item.file.path), page_no)
         for item in registered if item.outcome == "new"
         for page_no in item.pages_todo
     ]
-    return [Batch(index, tuple(refs[start:start + batch_size]), claim)
+    return [Batch(index, tuple(refs[start:start + batch_size]), claim, reuse)
             for index, start in enumerate(range(0, len(refs), batch_size))]
 
 
@@ -76,13 +79,14 @@ def parse_batch_pages(batch: Batch, engine: Engine, pipeline: Pipeline,
     """Read, parse and store every page of the batch; a page that fails is stored as failed.
 
     A page whose fingerprint already has a result from this engine version (stored earlier, or
-    parsed earlier in this batch) reuses it without calling the engine.
+    parsed earlier in this batch) reuses it without calling the engine, unless the batch says not to.
     """
     log = log or logging.getLogger(__name__)
     started = time.perf_counter()
     inputs, outcomes = _load_pages(batch)
     with session_scope(engine) as session:
-        stored = reusable_pages(session, {fingerprint for _, _, fingerprint in inputs}, ENGINE_VERSION)
+        fingerprints = {fingerprint for _, _, fingerprint in inputs} if batch.reuse else set()
+        stored = reusable_pages(session, fingerprints, ENGINE_VERSION)
         copies = {fingerprint: stored_result(session, page_id, "") for fingerprint, page_id in stored.items()}
     first: dict[str, tuple[PageRef, PageInput]] = {}
     for ref, item, fingerprint in inputs:
@@ -146,7 +150,7 @@ def _run_engine(pipeline: Pipeline, inputs: list[PageInput],
     return results
 
 
-@task(name="parse-batch", task_run_name="parse-batch-{batch.index}")
+@task(name="parse-batch", task_run_name="parse-batch-{batch.index}", **task_options())
 def parse_batch(batch: Batch) -> BatchReport:
     pipeline = get_pipeline()
     with gpu_slot(pipeline, get_settings().gpu_slots):

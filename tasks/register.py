@@ -8,6 +8,7 @@ from pathlib import Path
 from prefect import task
 from prefect.logging import get_run_logger
 from sqlalchemy import Engine
+from sqlalchemy.orm import Session
 
 from db.session import get_engine, session_scope
 from db.store import (
@@ -25,6 +26,7 @@ from db.store import (
 from folio.settings import get_settings
 from tasks.discover import SourceFile
 from tasks.pdf import BadDocument, inspect_document
+from tasks.policy import task_options
 
 _CHUNK = 1 << 20
 
@@ -78,20 +80,26 @@ def _register(file: SourceFile, engine: Engine, max_file_bytes: int, claim: Clai
         if document_id in claimed_now or status in FINISHED or not claim_for_run(session, document_id, claim):
             return Registered(file, sha256, document_id, "duplicate")
         claimed_now.add(document_id)
-        try:
-            if file.size_bytes > max_file_bytes:
-                raise BadDocument(f"too large: {file.size_bytes} bytes, the limit is {max_file_bytes}")
-            info = inspect_document(file.path)
-        except BadDocument as error:
-            fail_document(session, document_id, str(error))
-            return Registered(file, sha256, document_id, "failed")
-        start_processing(session, document_id, info.page_count, info.metadata)
-        stored = stored_page_numbers(session, document_id)
+        return start_document(session, file, sha256, document_id, max_file_bytes)
+
+
+def start_document(session: Session, file: SourceFile, sha256: str, document_id: int,
+                   max_file_bytes: int) -> Registered:
+    """A first look inside a claimed document's file: its pages to parse, or the document failed."""
+    try:
+        if file.size_bytes > max_file_bytes:
+            raise BadDocument(f"too large: {file.size_bytes} bytes, the limit is {max_file_bytes}")
+        info = inspect_document(file.path)
+    except BadDocument as error:
+        fail_document(session, document_id, str(error))
+        return Registered(file, sha256, document_id, "failed")
+    start_processing(session, document_id, info.page_count, info.metadata)
+    stored = stored_page_numbers(session, document_id)
     todo = tuple(n for n in range(1, info.page_count + 1) if n not in stored)
     return Registered(file, sha256, document_id, "new", todo)
 
 
-@task(name="register-files")
+@task(name="register-files", **task_options())
 def register(files: list[SourceFile], claim: Claim) -> list[Registered]:
     settings = get_settings()
     return register_files(files, get_engine(settings), settings.max_file_bytes, claim, get_run_logger())

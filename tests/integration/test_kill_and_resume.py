@@ -1,11 +1,6 @@
 """A `folio run` killed with SIGKILL at several points, then run again: every page stored once, the same export."""
 
 import json
-import os
-import signal
-import subprocess
-import sys
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -21,8 +16,7 @@ from flows.digitize import digitize
 from folio.samples import PARAGRAPHS, PageSpec, born_digital_pdf
 from folio.settings import Settings
 from tests import pdfs
-
-LEASE_SECONDS = 3  # a killed run's claims expire this soon, so that the test can run again at once
+from tests.integration.folio_process import LEASE_SECONDS, FolioRun, wait_for_blocked_insert
 
 
 @pytest.fixture
@@ -40,53 +34,6 @@ def archive(tmp_path: Path) -> Path:
 def exports(engine: Engine, out: Path) -> dict[str, dict]:
     write_exports(engine, out)
     return {path.name: json.loads(path.read_text()) for path in out.glob("*.json")}
-
-
-class FolioRun:
-    """`folio run` in its own process group (with its Prefect server), its output read line by line."""
-
-    def __init__(self, source: Path, database_url: str, home: Path):
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("FOLIO_", "PREFECT_"))}
-        env.update(FOLIO_DATABASE_URL=database_url, FOLIO_FORMULA_MODEL="none", FOLIO_BATCH_SIZE="2",
-                   FOLIO_CLAIM_LEASE_SECONDS=str(LEASE_SECONDS), FOLIO_HOME=str(home),
-                   PREFECT_HOME=str(home / "prefect"), PREFECT_SERVER_ANALYTICS_ENABLED="false", DO_NOT_TRACK="1")
-        self.process = subprocess.Popen([sys.executable, "-m", "flows.cli", "run", str(source)], env=env,
-                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                        start_new_session=True)
-        self.lines: list[str] = []
-        self.reader = threading.Thread(target=self._read, daemon=True)
-        self.reader.start()
-
-    def _read(self) -> None:
-        for line in self.process.stdout:
-            self.lines.append(line)
-
-    def wait_for(self, needle: str, timeout: float = 300) -> None:
-        deadline = time.monotonic() + timeout
-        while not any(needle in line for line in self.lines):
-            assert self.process.poll() is None, "".join(self.lines)[-3000:]
-            assert time.monotonic() < deadline, f"no {needle!r} in: " + "".join(self.lines)[-3000:]
-            time.sleep(0.05)
-
-    def kill(self) -> None:
-        os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait(timeout=30)
-
-    def finish(self) -> int:
-        code = self.process.wait(timeout=600)
-        self.reader.join(timeout=10)
-        return code
-
-
-def wait_for_blocked_insert(url: str, timeout: float = 300) -> None:
-    """Until a run's transaction waits to insert blocks: it has written pages that are not committed."""
-    deadline = time.monotonic() + timeout
-    with psycopg.connect(url, autocommit=True) as connection:
-        while not connection.execute(
-            "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO blocks%'"
-        ).fetchone():
-            assert time.monotonic() < deadline, "the run never reached the commit"
-            time.sleep(0.05)
 
 
 @pytest.mark.parametrize("point", ["listing", "mid-batch", "commit"])

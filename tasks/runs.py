@@ -1,12 +1,14 @@
-"""Closing a run: final document statuses, the run's counts in PostgreSQL, a summary for people."""
+"""Opening and closing a run: its row in PostgreSQL, final document statuses, a summary for people."""
 
 from dataclasses import asdict, dataclass
 
 from prefect import task
 from sqlalchemy import Engine
 
+from db.migrate import upgrade
 from db.session import get_engine, session_scope
-from db.store import Claim, fail_document, finish_documents, finish_run, fully_reused, release_claims
+from db.store import FINISHED, Claim, finish_documents, finish_run, fully_reused, release_claims, start_run
+from tasks.policy import task_options
 from tasks.register import Registered
 
 
@@ -43,22 +45,30 @@ class RunSummary:
         return self.pages_parsed / self.seconds if self.seconds > 0 else 0.0
 
 
+def open_run(engine: Engine, source: str, claimant: str) -> int:
+    """The schema brought to head and a new row in `runs`; returns its id."""
+    upgrade(engine)
+    with session_scope(engine) as session:
+        return start_run(session, source, claimant)
+
+
 def finish(engine: Engine, run_id: int, registered: list[Registered], pages: PageCounts,
            batch_errors: list[str], seconds: float, claim: Claim | None = None) -> RunSummary:
-    """Final status of each document of the run, its claims released, the run row updated, and the summary."""
+    """Final status of each document of the run, the run row updated, and the summary.
+
+    A document whose pages are not all stored (a batch failed after its retries) stays claimed by this
+    run until the lease ends, so that a retry of this flow run completes it; after that any run does.
+    The summary counts it as failed, the run as failed.
+    """
     parsed_ids = sorted({item.document_id for item in registered if item.outcome == "new"})
     with session_scope(engine) as session:
+        statuses = finish_documents(session, parsed_ids, "; ".join(sorted(set(batch_errors))))
         if claim is not None:
-            release_claims(session, sorted({item.document_id for item in registered}), claim)
-        statuses = finish_documents(session, parsed_ids)
-        for document_id, status in statuses.items():
-            if status not in ("done", "failed", "quarantined"):
-                reason = "; ".join(sorted(set(batch_errors))) or "pages missing"
-                fail_document(session, document_id, f"incomplete: some pages were not parsed ({reason})")
-                statuses[document_id] = "failed"
+            release_claims(session, [item.document_id for item in registered
+                                     if statuses.get(item.document_id, "done") in FINISHED], claim)
         reused = fully_reused(session, [i for i, status in statuses.items() if status == "done"])
         outcomes = [
-            ("reused" if item.document_id in reused else statuses.get(item.document_id, "failed"))
+            ("reused" if item.document_id in reused else _finished_or_failed(statuses[item.document_id]))
             if item.outcome == "new" else item.outcome
             for item in registered
         ]
@@ -76,11 +86,20 @@ def finish(engine: Engine, run_id: int, registered: list[Registered], pages: Pag
             seconds=round(seconds, 3),
         )
         counts = {k: v for k, v in asdict(summary).items() if k not in ("run_id", "seconds", "pages_failed")}
-        finish_run(session, run_id, "completed", counts, seconds)
+        finish_run(session, run_id, "failed" if batch_errors else "completed", counts, seconds)
     return summary
 
 
-@task(name="finish-run")
+def _finished_or_failed(status: str) -> str:
+    return status if status in FINISHED else "failed"
+
+
+@task(name="open-run", **task_options())
+def open_run_task(source: str, claimant: str) -> int:
+    return open_run(get_engine(), source, claimant)
+
+
+@task(name="finish-run", **task_options(resumable=False))
 def finish_task(run_id: int, registered: list[Registered], pages: PageCounts, batch_errors: list[str],
                 seconds: float, claim: Claim | None = None) -> RunSummary:
     return finish(get_engine(), run_id, registered, pages, batch_errors, seconds, claim)

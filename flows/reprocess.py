@@ -1,0 +1,33 @@
+"""The reprocess flow: parse chosen finished documents again (failed, quarantined, by id or date, an old engine)."""
+
+import time
+from datetime import datetime
+
+from prefect import flow, get_run_logger
+from prefect.task_runners import ThreadPoolTaskRunner
+
+from db.store import Selection
+from flows.digitize import parse_and_finish, run_claim
+from folio.settings import get_settings
+from tasks.reprocess import reopen_task, select_task
+from tasks.runs import RunSummary, open_run_task
+
+
+@flow(name="reprocess", task_runner=ThreadPoolTaskRunner(max_workers=get_settings().workers))
+def reprocess(statuses: list[str] | None = None, ids: list[int] | None = None, since: datetime | None = None,
+              until: datetime | None = None, engine_version: str | None = None, force: bool = False,
+              batch_size: int | None = None) -> RunSummary:
+    """Parse again the finished documents chosen by status, id, last change or engine version.
+
+    engine_version "other" picks documents with results from any engine version but the running one;
+    force re-parses done documents too and does not reuse stored results of identical pages.
+    """
+    started = time.perf_counter()
+    selection = Selection(tuple(statuses or ()), tuple(ids or ()), since, until, engine_version, force)
+    claim = run_claim()
+    run_id = open_run_task(f"reprocess: {selection.describe()}", claim.claimant)
+    document_ids = select_task(selection)
+    get_run_logger().info("%d documents to parse again (%s)", len(document_ids), selection.describe())
+    registered = reopen_task(document_ids, claim)
+    return parse_and_finish(run_id, registered, batch_size or get_settings().batch_size, claim, started,
+                            reuse=not force)

@@ -1,0 +1,88 @@
+"""Choosing finished documents to parse again, and clearing their stored pages under this run's claim."""
+
+import logging
+from pathlib import Path
+
+from prefect import task
+from prefect.logging import get_run_logger
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session
+
+from db.session import get_engine, session_scope
+from db.store import (
+    Claim,
+    Selection,
+    claim_for_run,
+    clear_pages,
+    document_sha256,
+    document_sources,
+    documents_to_reprocess,
+    fail_document,
+)
+from engine import ENGINE_VERSION
+from folio.settings import get_settings
+from tasks.discover import SourceFile, list_source
+from tasks.policy import task_options
+from tasks.register import Registered, sha256_file, start_document
+
+
+def select_documents(engine: Engine, selection: Selection) -> list[int]:
+    """Ids of the documents the selection names, judged against this engine's version."""
+    with session_scope(engine) as session:
+        return documents_to_reprocess(session, selection, ENGINE_VERSION)
+
+
+def reopen_documents(document_ids: list[int], engine: Engine, max_file_bytes: int, claim: Claim,
+                     log: logging.Logger | logging.LoggerAdapter | None = None) -> list[Registered]:
+    """Claim each document, find a file with its bytes, delete its stored pages and list them all to parse.
+
+    A document another run holds is left to it ("duplicate"); one whose bytes are no longer at any of
+    its sources is failed with that reason, its stored pages kept.
+    """
+    log = log or logging.getLogger(__name__)
+    reopened = []
+    for document_id in document_ids:
+        with session_scope(engine) as session:
+            reopened.append(_reopen(session, document_id, max_file_bytes, claim, log))
+    return reopened
+
+
+def _reopen(session: Session, document_id: int, max_file_bytes: int, claim: Claim,
+            log: logging.Logger | logging.LoggerAdapter) -> Registered:
+    sha256, uris = document_sha256(session, document_id), document_sources(session, document_id)
+    file = _file_with_bytes(uris, sha256)
+    if not claim_for_run(session, document_id, claim):
+        return Registered(file or _vanished(uris[0]), sha256, document_id, "duplicate")
+    if file is None:
+        fail_document(session, document_id, "no source holds these bytes any more: " + ", ".join(uris))
+        return Registered(_vanished(uris[0]), sha256, document_id, "failed")
+    cleared = clear_pages(session, document_id)
+    log.info("document %d: %d stored pages cleared, reading %s again", document_id, cleared, file.uri)
+    return start_document(session, file, sha256, document_id, max_file_bytes)
+
+
+def _file_with_bytes(uris: list[str], sha256: str) -> SourceFile | None:
+    """The first source still holding exactly these bytes."""
+    for uri in uris:
+        try:
+            (file,) = list_source(uri)
+        except (FileNotFoundError, NotImplementedError, ValueError):
+            continue
+        if sha256_file(file.path) == sha256:
+            return file
+    return None
+
+
+def _vanished(uri: str) -> SourceFile:
+    return SourceFile(uri=uri, path=Path(uri), size_bytes=0, modified_at=None)
+
+
+@task(name="select-documents", **task_options())
+def select_task(selection: Selection) -> list[int]:
+    return select_documents(get_engine(), selection)
+
+
+@task(name="reopen-documents", **task_options())
+def reopen_task(document_ids: list[int], claim: Claim) -> list[Registered]:
+    settings = get_settings()
+    return reopen_documents(document_ids, get_engine(settings), settings.max_file_bytes, claim, get_run_logger())
