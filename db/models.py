@@ -108,6 +108,24 @@ class Page(Base):
     blocks: Mapped[list["Block"]] = relationship(
         back_populates="page", order_by="Block.reading_order", cascade="all, delete-orphan"
     )
+    issues: Mapped[list["PageIssue"]] = relationship(
+        back_populates="page", order_by="PageIssue.id", cascade="all, delete-orphan"
+    )
+
+
+class PageIssue(Base):
+    """A validation check a quarantined page failed: which, on which of its blocks, with what values."""
+
+    __tablename__ = "page_issues"
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    page_id: Mapped[int] = mapped_column(ForeignKey("pages.id", ondelete="CASCADE"), index=True)
+    rule: Mapped[str] = mapped_column(Text)  # the check's name, e.g. "box inside the page"
+    expectation: Mapped[str] = mapped_column(Text)  # the Great Expectations expectation behind it
+    blocks: Mapped[list[int]] = mapped_column(JSONB)  # the engine's block indices; -1 is the page itself
+    observed: Mapped[list[str]] = mapped_column(JSONB)  # the offending values, at most 20
+
+    page: Mapped[Page] = relationship(back_populates="issues")
 
 
 class Block(Base):

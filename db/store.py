@@ -146,8 +146,11 @@ def finish_documents(session: Session, document_ids: list[int], reason: str = ""
         elif failed == document.page_count:
             document.status, document.error = "failed", "no page could be read"
         else:
-            document.status = "quarantined" if counts.get("quarantined", 0) else "done"
-            document.error = f"{failed} of {document.page_count} pages could not be read" if failed else None
+            quarantined = counts.get("quarantined", 0)
+            document.status = "quarantined" if quarantined else "done"
+            notes = [f"{failed} of {document.page_count} pages could not be read" if failed else "",
+                     f"{quarantined} of {document.page_count} pages quarantined by validation" if quarantined else ""]
+            document.error = "; ".join(note for note in notes if note) or None
         outcome[document.id] = document.status
     return outcome
 

@@ -7,6 +7,7 @@ from engine.types import BBox
 
 MIN_PIXELS = 4  # components smaller than this are scan specks
 BLANK_STD = 2.0  # a window whose grey levels vary less than this holds no ink
+INK_CONTRAST = 60  # grey levels below the paper that make a pixel ink rather than paper texture
 
 
 def ink_boxes(image: np.ndarray, scale: float, window: BBox) -> list[BBox]:
@@ -26,3 +27,12 @@ def ink_boxes(image: np.ndarray, scale: float, window: BBox) -> list[BBox]:
         for left, top, w, h, pixels in stats[1:count].tolist()
         if pixels >= MIN_PIXELS
     ]
+
+
+def ink_share(image: np.ndarray) -> float:
+    """The share of an RGB render's pixels that are ink: darker than the paper by INK_CONTRAST."""
+    grey = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
+    if float(grey.std()) < BLANK_STD:
+        return 0.0
+    paper = float(np.percentile(grey, 90))
+    return float(np.count_nonzero(grey < paper - INK_CONTRAST)) / grey.size

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from engine import ENGINE_VERSION
 from engine.formula import load_formula_model
+from engine.ink import ink_share
 from engine.layout_model import CDLA_PROFILE, CdlaLayout, find_cdla_model
 from engine.ocr.detector import TextDetector
 from engine.ocr.models import DET_PROFILE, REC_PROFILE, find_ocr_models
@@ -66,6 +67,7 @@ def _result(page: PageState) -> PageResult:
         blocks=page.blocks,
         engine_version=ENGINE_VERSION,
         stage_seconds=dict(page.seconds),
+        ink=None if page.image is None else round(ink_share(page.image), 5),
     )
 
 

@@ -139,6 +139,7 @@ class PageResult:
     blocks: list[Block]
     engine_version: str
     stage_seconds: dict[str, float]  # this page's share of each stage's time
+    ink: float | None = None  # share of a rendered page's pixels that are ink; None when not rendered
 
     @property
     def seconds(self) -> float:

@@ -4,6 +4,7 @@ import time
 import uuid
 
 from prefect import flow, get_run_logger
+from prefect.artifacts import create_table_artifact
 from prefect.runtime import flow_run
 from prefect.task_runners import ThreadPoolTaskRunner
 
@@ -12,7 +13,7 @@ from folio.settings import get_settings
 from tasks.discover import discover
 from tasks.parse import make_batches, parse_batch
 from tasks.register import Registered, register
-from tasks.runs import PageCounts, RunSummary, finish_task, open_run_task
+from tasks.runs import PageCounts, RunSummary, finish_task, open_run_task, quarantine_table
 
 
 class RunFailed(Exception):
@@ -40,6 +41,7 @@ def parse_and_finish(run_id: int, registered: list[Registered], batch_size: int,
     log.info("%d pages to parse in %d batches", total_pages, len(batches))
     parsed = reused = failed = 0
     errors: list[str] = []
+    quarantined: list[tuple[int, int, str]] = []
     for future in parse_batch.map(batches):
         report = future.result(raise_on_failure=False)
         if isinstance(report, BaseException):
@@ -48,9 +50,17 @@ def parse_and_finish(run_id: int, registered: list[Registered], batch_size: int,
         parsed += report.pages - report.failed - report.reused
         reused += report.reused
         failed += report.failed
+        quarantined.extend(report.quarantined)
         log.info("progress: %d/%d pages", parsed + reused + failed, total_pages)
-    summary = finish_task(run_id, registered, PageCounts(parsed, reused, failed), errors,
+    summary = finish_task(run_id, registered, PageCounts(parsed, reused, failed, len(quarantined)), errors,
                           time.perf_counter() - started, claim)
+    if quarantined:
+        log.warning("%d pages quarantined by validation: see the run's quarantined-pages artifact, or "
+                    "SELECT * FROM page_issues", len(quarantined))
+        create_table_artifact(quarantine_table(quarantined, registered), key="quarantined-pages",
+                              description=f"Pages of run {run_id} whose engine output failed validation: stored "
+                                          "without content, their failed checks in the page_issues table. "
+                                          "`folio reprocess --status quarantined` parses them again.")
     if errors:
         raise RunFailed(summary, errors)
     return summary

@@ -22,6 +22,7 @@ from tasks.pdf import BadDocument, open_pdf, page_fingerprint, page_graphics, pa
 from tasks.persist import PageOutcome, reusable_pages, save_batch, stored_result
 from tasks.policy import task_options
 from tasks.register import Registered
+from tasks.validate import validate_results
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,8 @@ class BatchReport:
     reused: int  # results copied from a page with the same fingerprint
     engine_pages: int  # pages the engine was called on
     seconds: float
+    quarantined: tuple[tuple[int, int, str], ...] = ()  # (document id, page no, failed checks) per page
+    validation_seconds: float = 0.0
 
 
 def make_batches(registered: list[Registered], batch_size: int, claim: Claim | None = None,
@@ -93,6 +96,10 @@ def parse_batch_pages(batch: Batch, engine: Engine, pipeline: Pipeline,
         first.setdefault(fingerprint, (ref, item))
     to_parse = [item for ref, item, fingerprint in inputs if fingerprint not in stored and first[fingerprint][0] == ref]
     results = _run_engine(pipeline, to_parse, log)
+    validation_started = time.perf_counter()
+    issues = validate_results([result for result in results.values() if isinstance(result, PageResult)],
+                              {item.key: item for item in to_parse})
+    validation_seconds = time.perf_counter() - validation_started
     reused = 0
     for ref, _, fingerprint in inputs:
         original, original_input = first[fingerprint]
@@ -104,14 +111,19 @@ def parse_batch_pages(batch: Batch, engine: Engine, pipeline: Pipeline,
         error = None if isinstance(result, PageResult) else result
         reused += error is None and (origin is not None or same_as is not None)
         outcomes.append(PageOutcome(ref.document_id, ref.page_no, fingerprint, result if error is None else None,
-                                    error, reused_from=origin, same_as=same_as))
+                                    error, reused_from=origin, same_as=same_as,
+                                    issues=tuple(issues.get(original_input.key, ()))))
     save_batch(engine, outcomes, batch.claim)
     failed = sum(1 for outcome in outcomes if outcome.result is None)
+    quarantined = tuple((outcome.document_id, outcome.page_no, "; ".join(sorted({i.check for i in outcome.issues})))
+                        for outcome in outcomes if outcome.issues and outcome.result is not None)
     seconds = time.perf_counter() - started
-    log.info("batch %d: %d pages in %.1f s (%.2f pages/s)%s%s", batch.index + 1, len(outcomes), seconds,
-             len(outcomes) / seconds if seconds else 0.0, f", {reused} reused" if reused else "",
-             f", {failed} failed" if failed else "")
-    return BatchReport(batch.index, len(outcomes), failed, reused, len(to_parse), seconds)
+    log.info("batch %d: %d pages in %.1f s (%.2f pages/s, validation %.2f s)%s%s%s", batch.index + 1, len(outcomes),
+             seconds, len(outcomes) / seconds if seconds else 0.0, validation_seconds,
+             f", {reused} reused" if reused else "", f", {failed} failed" if failed else "",
+             f", {len(quarantined)} quarantined" if quarantined else "")
+    return BatchReport(batch.index, len(outcomes), failed, reused, len(to_parse), seconds, quarantined,
+                       validation_seconds)
 
 
 def _load_pages(batch: Batch) -> tuple[list[tuple[PageRef, PageInput, str]], list[PageOutcome]]:

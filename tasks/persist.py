@@ -9,6 +9,7 @@ from db import models
 from db.session import session_scope
 from db.store import Claim, renew_claims, stored_page_numbers
 from engine.types import Block, Formula, PageResult, Table, TableCell
+from tasks.validate import Issue
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,7 @@ class PageOutcome:
     error: str | None = None
     reused_from: int | None = None  # a stored page whose result this page copies
     same_as: tuple[int, int] | None = None  # (document id, page no) of a page of this batch with the same result
+    issues: tuple[Issue, ...] = ()  # validation checks the result failed: the page is quarantined
 
 
 def save_batch(engine: Engine, outcomes: list[PageOutcome], claim: Claim | None = None) -> int:
@@ -99,6 +101,15 @@ def page_row(outcome: PageOutcome) -> models.Page:
     if result is None:
         return models.Page(document_id=outcome.document_id, page_no=outcome.page_no, status="failed",
                            error=outcome.error, fingerprint=outcome.fingerprint)
+    if outcome.issues:  # nothing of a malformed result reaches the tables but what was wrong with it
+        return models.Page(
+            document_id=outcome.document_id, page_no=outcome.page_no, width=result.width, height=result.height,
+            text_layer=result.text_layer, fingerprint=outcome.fingerprint, status="quarantined",
+            error="failed validation: " + "; ".join(sorted({issue.check for issue in outcome.issues})),
+            engine_version=result.engine_version, parse_seconds=result.seconds,
+            issues=[models.PageIssue(rule=issue.check, expectation=issue.expectation, blocks=list(issue.blocks),
+                                     observed=list(issue.observed)) for issue in outcome.issues],
+        )
     return models.Page(
         document_id=outcome.document_id,
         page_no=outcome.page_no,

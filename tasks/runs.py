@@ -1,6 +1,7 @@
 """Opening and closing a run: its row in PostgreSQL, final document statuses, a summary for people."""
 
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from prefect import task
 from sqlalchemy import Engine
@@ -19,6 +20,7 @@ class PageCounts:
     parsed: int = 0
     reused: int = 0
     failed: int = 0
+    quarantined: int = 0  # among parsed and reused: stored without their content, failing validation
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,7 @@ class RunSummary:
     pages_reused: int
     pages_failed: int
     seconds: float
+    pages_quarantined: int = 0
 
     @property
     def pages_per_second(self) -> float:
@@ -84,10 +87,19 @@ def finish(engine: Engine, run_id: int, registered: list[Registered], pages: Pag
             pages_reused=pages.reused,
             pages_failed=pages.failed,
             seconds=round(seconds, 3),
+            pages_quarantined=pages.quarantined,
         )
-        counts = {k: v for k, v in asdict(summary).items() if k not in ("run_id", "seconds", "pages_failed")}
+        counts = {k: v for k, v in asdict(summary).items()
+                  if k not in ("run_id", "seconds", "pages_failed", "pages_quarantined")}
         finish_run(session, run_id, "failed" if batch_errors else "completed", counts, seconds)
     return summary
+
+
+def quarantine_table(quarantined: list[tuple[int, int, str]], registered: list[Registered]) -> list[dict[str, Any]]:
+    """Rows of the run's quarantined pages for people: document, file, page and the checks it failed."""
+    sources = {item.document_id: item.file.uri for item in registered}
+    return [{"document": document_id, "file": sources.get(document_id, ""), "page": page_no, "failed checks": checks}
+            for document_id, page_no, checks in sorted(quarantined)]
 
 
 def _finished_or_failed(status: str) -> str:

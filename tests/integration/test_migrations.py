@@ -6,13 +6,14 @@ from db.migrate import current_revision, downgrade, head_revision, upgrade
 from db.models import Base
 from db.session import get_engine
 
-TABLES = {"documents", "document_sources", "pages", "blocks", "tables", "table_cells", "formulas", "runs"}
+TABLES = {"documents", "document_sources", "pages", "page_issues", "blocks", "tables", "table_cells", "formulas",
+          "runs"}
 
 
 def test_upgrade_and_downgrade(empty_database):
     engine = get_engine()
     upgrade(engine)
-    assert current_revision(engine) == head_revision() == "0002"
+    assert current_revision(engine) == head_revision() == "0003"
     assert TABLES <= set(inspect(engine).get_table_names())
     downgrade(engine, "base")
     assert current_revision(engine) is None
