@@ -25,6 +25,39 @@ def strip_math_wrapper(latex: str) -> str:
     return match.group("body").strip() if match else latex.strip()
 
 
+_GROUPING = re.compile(r"\\[{}]|\\(begin|end)\s*\{([^}]*)\}|[{}]")
+
+
+def balance_groups(latex: str) -> str:
+    r"""The LaTeX with its groups closed: a `}` or `\end{x}` that closes nothing dropped, and braces and
+    environments still open at the end (decoding cut by the length cap) closed in order."""
+    parts: list[str] = []
+    open_groups: list[str] = []  # "}" for a brace, the name for an environment
+    position = 0
+    for match in _GROUPING.finditer(latex):
+        parts.append(latex[position:match.start()])
+        position = match.end()
+        token, kind, name = match.group(0), match.group(1), match.group(2)
+        if token == "{":
+            open_groups.append("}")
+        elif token == "}":
+            if not open_groups or open_groups[-1] != "}":
+                continue
+            open_groups.pop()
+        elif kind == "begin":
+            open_groups.append(name)
+        elif kind == "end":
+            if name not in open_groups or "}" in open_groups[open_groups.index(name):]:
+                continue
+            while open_groups[-1] != name:
+                parts.append(f"\\end{{{open_groups.pop()}}}")
+            open_groups.pop()
+        parts.append(token)
+    parts.append(latex[position:])
+    closing = ["}" if group == "}" else f"\\end{{{group}}}" for group in reversed(open_groups)]
+    return "".join(parts + closing)
+
+
 def flatten_paper(crop: np.ndarray) -> np.ndarray:
     """A scanned crop made to look like the clean renders the model learnt from: paper white, ink stretched.
 
@@ -59,7 +92,7 @@ class FormulaStage:
         for start in range(0, len(blocks), MAX_BATCH):
             chunk = blocks[start:start + MAX_BATCH]
             for (_, block), (latex, confidence) in zip(chunk, self.model(crops[start:start + MAX_BATCH])):
-                latex = strip_math_wrapper(latex)
+                latex = balance_groups(strip_math_wrapper(latex))
                 if latex:
                     block.formula = Formula(latex=latex, display=True, confidence=round(confidence, 4))
         return pages

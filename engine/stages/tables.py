@@ -251,6 +251,11 @@ def _row_assignments(lines: list[Line]) -> tuple[list[_Row], list[tuple[Line, in
 
 
 def _between(row: _Row, above: _Row, below: _Row) -> bool:
+    """A row of labels set between two rows, in columns both leave empty (a full row set tightly is a row
+    of its own)."""
+    if any(min(line.bbox[2], other.bbox[2]) > max(line.bbox[0], other.bbox[0])
+           for line in row.lines for other in above.lines + below.lines):
+        return False
     height = row.bottom - row.top
     into_above = above.bottom - row.top
     into_below = row.bottom - below.top
@@ -284,18 +289,18 @@ def _columns_of(line: Line, columns: list[tuple[float, float]], rules_below: lis
 
 
 def _extend_row_headers(cells: list[TableCell], n_rows: int, header_rows: int) -> None:
-    """A first-column body cell with empty first-column cells on both sides spans them (a multirow label)."""
-    first = {cell.row: cell for cell in cells if cell.col == 0}
-    for cell in sorted(first.values(), key=lambda c: c.row):
+    """A first-column body cell with empty first-column slots on both sides spans them (a multirow label);
+    a slot another label already covers stays with it."""
+    first = sorted((cell for cell in cells if cell.col == 0), key=lambda c: c.row)
+    taken = {row for cell in first for row in range(cell.row, cell.row + cell.row_span)}
+    for cell in first:
         if cell.row < header_rows:
             continue
         top, bottom = cell.row, cell.row + cell.row_span - 1
-        while top - 1 >= header_rows and bottom + 1 < n_rows and top - 1 not in first and bottom + 1 not in first:
+        while top - 1 >= header_rows and bottom + 1 < n_rows and top - 1 not in taken and bottom + 1 not in taken:
             top, bottom = top - 1, bottom + 1
-        if top != cell.row:
-            del first[cell.row]
-            cell.row, cell.row_span = top, bottom - top + 1
-            first[top] = cell
+            taken.update((top, bottom))
+        cell.row, cell.row_span = top, bottom - top + 1
 
 
 def _header_rows(cells: list[TableCell], lines: list[Line], ys: list[float]) -> int:
@@ -316,12 +321,26 @@ def _join(lines: list[Line]) -> str:
 
 
 def make_table(n_rows: int, n_cols: int, cells: list[TableCell]) -> Table:
-    """The table with its HTML; slots no cell covers become empty cells."""
-    covered: set[tuple[int, int]] = set()
-    for cell in cells:
-        covered.update((r, c) for r in range(cell.row, cell.row + cell.row_span)
+    """The table with its HTML; slots no cell covers become empty cells, and no slot is covered twice: spans
+    end at the grid's edge and where an earlier cell (in row, column order) covers a slot; a cell starting on
+    a covered slot joins the cell covering it."""
+    covered: dict[tuple[int, int], TableCell] = {}
+    complete: list[TableCell] = []
+    for cell in sorted(cells, key=lambda c: (c.row, c.col)):
+        cell.row_span = max(1, min(cell.row_span, n_rows - cell.row))
+        cell.col_span = max(1, min(cell.col_span, n_cols - cell.col))
+        if (cell.row, cell.col) in covered:
+            owner = covered[cell.row, cell.col]
+            owner.text = f"{owner.text} {cell.text}".strip()
+            continue
+        while cell.col_span > 1 and any((cell.row, c) in covered for c in range(cell.col, cell.col + cell.col_span)):
+            cell.col_span -= 1
+        while cell.row_span > 1 and any((r, c) in covered for r in range(cell.row, cell.row + cell.row_span)
+                                        for c in range(cell.col, cell.col + cell.col_span)):
+            cell.row_span -= 1
+        covered.update(((r, c), cell) for r in range(cell.row, cell.row + cell.row_span)
                        for c in range(cell.col, cell.col + cell.col_span))
-    complete = list(cells)
+        complete.append(cell)
     for row in range(n_rows):
         for col in range(n_cols):
             if (row, col) not in covered:

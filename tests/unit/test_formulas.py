@@ -9,7 +9,8 @@ from engine.formula import load_formula_model
 from engine.formula.decoding import RepetitionGuard
 from engine.formula.junia import JuniaFormulaModel
 from engine.render import render_page
-from engine.stages.formulas import flatten_paper, strip_math_wrapper
+from engine.stages.formulas import balance_groups, flatten_paper, strip_math_wrapper
+from tasks.validate import braces_balanced, environments_balanced
 
 
 def feed(guard: RepetitionGuard, tokens: list[int]) -> int | None:
@@ -134,3 +135,16 @@ def test_a_vision_encoder_decoder_folder_is_loaded_with_the_guard_and_the_cap(vi
     assert confidence > 0.9
     model.max_tokens = 5
     assert model([equation])[0][0] == "a a a a a"  # the cap comes before the guard sees a loop
+
+
+@pytest.mark.parametrize(("latex", "balanced"), [
+    (r"\frac{a}{b", r"\frac{a}{b}"),
+    (r"a}{b", r"a{b}"),
+    (r"\begin{matrix} a_{1", r"\begin{matrix} a_{1}\end{matrix}"),
+    (r"\begin{matrix} a \end{array}", r"\begin{matrix} a \end{matrix}"),
+    (r"\left\{ x \right\}", r"\left\{ x \right\}"),
+    (r"\begin{array}{cc} a & b \end{array}", r"\begin{array}{cc} a & b \end{array}"),
+])
+def test_decoding_cut_short_leaves_closed_groups(latex: str, balanced: str):
+    assert balance_groups(latex) == balanced
+    assert braces_balanced(balance_groups(latex)) and environments_balanced(balance_groups(latex))

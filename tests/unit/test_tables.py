@@ -1,5 +1,5 @@
 from engine.rules import Rule, merge_rules, rules_from_boxes
-from engine.stages.tables import build_table, find_table_regions, make_table
+from engine.stages.tables import _extend_row_headers, build_table, find_table_regions, make_table
 from engine.types import Line, TableCell
 
 
@@ -79,3 +79,21 @@ def test_html_escapes_text_and_fills_uncovered_slots():
     table = make_table(2, 2, [TableCell(0, 0, "a < b", header=True), TableCell(0, 1, "x", header=True),
                               TableCell(1, 0, "1")])
     assert table.html == "<table><tr><th>a &lt; b</th><th>x</th></tr><tr><td>1</td><td></td></tr></table>"
+
+
+def test_multirow_labels_never_cover_one_slot_twice():
+    cells = [TableCell(row=3, col=0, text="Centre"), TableCell(row=5, col=0, text="Suburbs")]
+    cells += [TableCell(row=row, col=1, text=f"branch {row}") for row in range(2, 7)]
+    _extend_row_headers(cells, n_rows=7, header_rows=2)
+    slots = [(row, cell.col) for cell in cells for row in range(cell.row, cell.row + cell.row_span)]
+    assert len(slots) == len(set(slots))
+    assert [(c.row, c.row_span) for c in cells if c.col == 0] == [(2, 3), (5, 1)]
+
+
+def test_a_table_never_covers_a_slot_twice():
+    table = make_table(3, 2, [TableCell(0, 0, "a", row_span=2), TableCell(1, 0, "b"), TableCell(1, 1, "c", row_span=3),
+                              TableCell(0, 1, "d", col_span=2)])
+    slots = [(r, c) for cell in table.cells for r in range(cell.row, cell.row + cell.row_span)
+             for c in range(cell.col, cell.col + cell.col_span)]
+    assert sorted(slots) == [(r, c) for r in range(3) for c in range(2)]
+    assert next(cell for cell in table.cells if cell.row == 0 and cell.col == 0).text == "a b"
