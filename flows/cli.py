@@ -192,7 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     run = commands.add_parser("run", help="run the digitize flow on a folder or a PDF")
-    run.add_argument("source", help="a folder (searched recursively) or a PDF file")
+    run.add_argument("source", help="a folder or an s3://bucket/prefix (searched recursively), or one PDF")
     run.add_argument("--batch-size", type=int, default=None, help="pages per batch task (FOLIO_BATCH_SIZE)")
     run.set_defaults(handler=cmd_run)
 

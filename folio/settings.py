@@ -24,6 +24,8 @@ class Settings(BaseSettings):
     max_file_bytes: int = Field(default=2 * 1024**3, ge=1, description="larger files are failed, not read")
     claim_lease_seconds: int = Field(default=1800, ge=1, description="how long a run's claim on a document lasts "
                                      "without renewal; a crashed run's documents are taken over after it")
+    s3_endpoint_url: str | None = Field(default=None, description="an S3-compatible store (MinIO, Ceph); unset: "
+                                        "boto3's own (AWS_ENDPOINT_URL, or AWS)")
     retries: int = Field(default=4, ge=0, le=20, description="tries after the first when a task meets a transient "
                          "error (database, S3, GPU memory)")
     retry_delay_seconds: float = Field(default=2.0, ge=0, description="first retry delay; doubled for each next "
@@ -40,6 +42,11 @@ class Settings(BaseSettings):
     @property
     def engine_cache(self) -> Path:
         return self.home_dir / "engines"
+
+    @property
+    def spool(self) -> Path:
+        """Where S3 objects are streamed to while their documents are parsed."""
+        return self.home_dir / "spool"
 
     @property
     def pgdata(self) -> Path:

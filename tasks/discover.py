@@ -14,15 +14,18 @@ class SourceFile:
     """A file found in a source, with what is known before reading it."""
 
     uri: str
-    path: Path
+    path: Path | None  # where its bytes are read; None for an S3 object not fetched yet
     size_bytes: int
     modified_at: datetime | None  # None: not known (a file no longer there)
+    etag: str | None = None  # S3 objects
 
 
 def list_source(source: str) -> list[SourceFile]:
-    """The PDFs of a folder (recursively, by name, hidden files skipped) or the one file given."""
+    """The PDFs of a folder or an S3 prefix (recursively, by name, hidden files skipped) or the one file given."""
     if source.startswith("s3://"):
-        raise NotImplementedError("S3 sources arrive with the deployments issue; give a folder or a file")
+        from tasks.s3 import list_objects
+
+        return list_objects(source)
     root = Path(source).expanduser()
     if not root.exists():
         raise FileNotFoundError(f"source not found: {source}")

@@ -50,6 +50,15 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
+def read_bytes(file: SourceFile, max_file_bytes: int) -> tuple[SourceFile, str]:
+    """The file with a local path to read it from (an S3 object is streamed to the spool) and its sha256."""
+    if file.path is not None:
+        return file, sha256_file(file.path)
+    from tasks.s3 import fetch
+
+    return fetch(file, get_settings().spool, max_file_bytes)
+
+
 def register_files(files: list[SourceFile], engine: Engine, max_file_bytes: int, claim: Claim,
                    log: logging.Logger | logging.LoggerAdapter | None = None) -> list[Registered]:
     """Claim a document for every file; a file whose bytes are already known becomes another source.
@@ -68,12 +77,12 @@ def register_files(files: list[SourceFile], engine: Engine, max_file_bytes: int,
 
 def _register(file: SourceFile, engine: Engine, max_file_bytes: int, claim: Claim,
               claimed_now: set[int]) -> Registered:
-    source = SourceRecord(uri=file.uri, size_bytes=file.size_bytes, modified_at=file.modified_at)
+    source = SourceRecord(uri=file.uri, size_bytes=file.size_bytes, modified_at=file.modified_at, etag=file.etag)
     with session_scope(engine) as session:
         known = unchanged_source(session, source)
     if known is not None:  # a nightly re-listing: the file is as it was, its bytes are not read again
         return Registered(file, known[1], known[0], "duplicate")
-    sha256 = sha256_file(file.path)
+    file, sha256 = read_bytes(file, max_file_bytes)
     with session_scope(engine) as session:
         document_id, created = claim_document(session, sha256, source)
         status = "pending" if created else document_status(session, document_id)

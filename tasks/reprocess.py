@@ -23,7 +23,7 @@ from engine import ENGINE_VERSION
 from folio.settings import get_settings
 from tasks.discover import SourceFile, list_source
 from tasks.policy import task_options
-from tasks.register import Registered, sha256_file, start_document
+from tasks.register import Registered, read_bytes, start_document
 
 
 def select_documents(engine: Engine, selection: Selection) -> list[int]:
@@ -50,7 +50,7 @@ def reopen_documents(document_ids: list[int], engine: Engine, max_file_bytes: in
 def _reopen(session: Session, document_id: int, max_file_bytes: int, claim: Claim,
             log: logging.Logger | logging.LoggerAdapter) -> Registered:
     sha256, uris = document_sha256(session, document_id), document_sources(session, document_id)
-    file = _file_with_bytes(uris, sha256)
+    file = _file_with_bytes(uris, sha256, max_file_bytes)
     if not claim_for_run(session, document_id, claim):
         return Registered(file or _vanished(uris[0]), sha256, document_id, "duplicate")
     if file is None:
@@ -61,14 +61,15 @@ def _reopen(session: Session, document_id: int, max_file_bytes: int, claim: Clai
     return start_document(session, file, sha256, document_id, max_file_bytes)
 
 
-def _file_with_bytes(uris: list[str], sha256: str) -> SourceFile | None:
+def _file_with_bytes(uris: list[str], sha256: str, max_file_bytes: int) -> SourceFile | None:
     """The first source still holding exactly these bytes."""
     for uri in uris:
         try:
             (file,) = list_source(uri)
         except (FileNotFoundError, NotImplementedError, ValueError):
             continue
-        if sha256_file(file.path) == sha256:
+        file, found = read_bytes(file, max_file_bytes)
+        if found == sha256:
             return file
     return None
 

@@ -1,6 +1,7 @@
 """Opening and closing a run: its row in PostgreSQL, final document statuses, a summary for people."""
 
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 from prefect import task
@@ -9,6 +10,7 @@ from sqlalchemy import Engine
 from db.migrate import upgrade
 from db.session import get_engine, session_scope
 from db.store import FINISHED, Claim, finish_documents, finish_run, fully_reused, release_claims, start_run
+from folio.settings import get_settings
 from tasks.policy import task_options
 from tasks.register import Registered
 
@@ -56,7 +58,8 @@ def open_run(engine: Engine, source: str, claimant: str) -> int:
 
 
 def finish(engine: Engine, run_id: int, registered: list[Registered], pages: PageCounts,
-           batch_errors: list[str], seconds: float, claim: Claim | None = None) -> RunSummary:
+           batch_errors: list[str], seconds: float, claim: Claim | None = None,
+           spool: Path | None = None) -> RunSummary:
     """Final status of each document of the run, the run row updated, and the summary.
 
     A document whose pages are not all stored (a batch failed after its retries) stays claimed by this
@@ -92,6 +95,11 @@ def finish(engine: Engine, run_id: int, registered: list[Registered], pages: Pag
         counts = {k: v for k, v in asdict(summary).items()
                   if k not in ("run_id", "seconds", "pages_failed", "pages_quarantined")}
         finish_run(session, run_id, "failed" if batch_errors else "completed", counts, seconds)
+    if spool is not None:  # S3 objects streamed for this run, but those a retry still needs
+        for item in registered:
+            path = item.file.path
+            if path is not None and path.parent == spool and statuses.get(item.document_id, "done") in FINISHED:
+                path.unlink(missing_ok=True)
     return summary
 
 
@@ -114,4 +122,4 @@ def open_run_task(source: str, claimant: str) -> int:
 @task(name="finish-run", **task_options(resumable=False))
 def finish_task(run_id: int, registered: list[Registered], pages: PageCounts, batch_errors: list[str],
                 seconds: float, claim: Claim | None = None) -> RunSummary:
-    return finish(get_engine(), run_id, registered, pages, batch_errors, seconds, claim)
+    return finish(get_engine(), run_id, registered, pages, batch_errors, seconds, claim, get_settings().spool)

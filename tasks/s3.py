@@ -1,0 +1,92 @@
+"""S3 (and S3-compatible) sources through boto3: listing a prefix, and objects streamed to a local spool.
+
+Credentials come only from boto3's own chain (environment, config files, instance roles) and are
+never logged. The endpoint is boto3's too (AWS_ENDPOINT_URL), or FOLIO_S3_ENDPOINT_URL.
+"""
+
+import hashlib
+from dataclasses import replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from folio.settings import get_settings
+from tasks.discover import SourceFile
+
+_CHUNK = 1 << 20
+
+
+def split_uri(uri: str) -> tuple[str, str]:
+    """(bucket, key or prefix) of s3://bucket/key."""
+    if not uri.startswith("s3://"):
+        raise ValueError(f"not an S3 URI: {uri}")
+    bucket, _, key = uri[len("s3://"):].partition("/")
+    if not bucket:
+        raise ValueError(f"no bucket in {uri}")
+    return bucket, key
+
+
+@lru_cache(maxsize=4)
+def s3_client(endpoint_url: str | None = None) -> Any:
+    import boto3
+    from botocore.config import Config
+
+    return boto3.client("s3", endpoint_url=endpoint_url or None,
+                        config=Config(retries={"mode": "adaptive", "max_attempts": 5}))
+
+
+def client() -> Any:
+    return s3_client(get_settings().s3_endpoint_url)
+
+
+def list_objects(uri: str) -> list[SourceFile]:
+    """The PDFs under an S3 "folder" (recursively, hidden parts skipped), or the one object named."""
+    bucket, key = split_uri(uri)
+    single = key.lower().endswith(".pdf")
+    prefix = key if single or not key else key.rstrip("/") + "/"
+    from botocore.exceptions import ClientError
+
+    try:
+        pages = list(client().get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix))
+    except ClientError as error:
+        code = error.response.get("Error", {}).get("Code", "")
+        if code in ("NoSuchBucket", "AccessDenied", "AllAccessDisabled"):
+            raise FileNotFoundError(f"source not found: {uri} ({code})") from None
+        raise
+    found = []
+    for page in pages:
+        for item in page.get("Contents", []):
+            name = item["Key"]
+            if single and name != key:
+                continue  # an object was named: not others whose keys start with its key
+            if not name.lower().endswith(".pdf") or any(part.startswith(".") for part in
+                                                        name[len(prefix):].split("/")):
+                continue
+            found.append(SourceFile(uri=f"s3://{bucket}/{name}", path=None, size_bytes=int(item["Size"]),
+                                    modified_at=item["LastModified"], etag=item["ETag"].strip('"')))
+    return found
+
+
+def spool_path(uri: str, spool: Path) -> Path:
+    return spool / (hashlib.sha256(uri.encode()).hexdigest()[:32] + ".pdf")
+
+
+def fetch(file: SourceFile, spool: Path, max_bytes: int) -> tuple[SourceFile, str]:
+    """The object streamed to the spool and its sha256; one larger than max_bytes is hashed, not kept
+    (its path stays None). The read fails if the object changed since it was listed (another ETag)."""
+    bucket, key = split_uri(file.uri)
+    response = client().get_object(Bucket=bucket, Key=key, **({"IfMatch": file.etag} if file.etag else {}))
+    digest = hashlib.sha256()
+    if file.size_bytes > max_bytes:
+        for chunk in response["Body"].iter_chunks(_CHUNK):
+            digest.update(chunk)
+        return file, digest.hexdigest()
+    spool.mkdir(parents=True, exist_ok=True)
+    target = spool_path(file.uri, spool)
+    partial = target.with_suffix(".part")
+    with open(partial, "wb") as out:
+        for chunk in response["Body"].iter_chunks(_CHUNK):
+            digest.update(chunk)
+            out.write(chunk)
+    partial.replace(target)
+    return replace(file, path=target), digest.hexdigest()
