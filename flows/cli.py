@@ -57,6 +57,16 @@ def cmd_reprocess(args: argparse.Namespace) -> int:
     return report_run(state, f"reprocess: {selection.describe()}")
 
 
+def cmd_deploy(args: argparse.Namespace) -> int:
+    from deployments.definitions import register_deployments
+
+    settings = get_settings()
+    for name, deployment_id in register_deployments(settings).items():
+        console.print(f"deployment {name}: {deployment_id} (work pool {settings.work_pool})")
+    console.print(f"Start a worker to run them: prefect worker start --pool {settings.work_pool}")
+    return 0
+
+
 def report_run(state: "State", source: str) -> int:
     """Print a finished flow run's summary; 1 when batches failed (the summary says what was stored)."""
     from flows.digitize import RunFailed
@@ -213,6 +223,10 @@ def build_parser() -> argparse.ArgumentParser:
                                 "reuse stored results of identical pages")
     reprocess.add_argument("--batch-size", type=int, default=None, help="pages per batch task (FOLIO_BATCH_SIZE)")
     reprocess.set_defaults(handler=cmd_reprocess)
+
+    deploy = commands.add_parser("deploy", help="register the deployments (nightly-digitization, ingest, "
+                                                "reprocess) and their work pool with the Prefect API")
+    deploy.set_defaults(handler=cmd_deploy)
 
     demo = commands.add_parser("demo", help="make sample PDFs under FOLIO_HOME, run on them, query the result")
     demo.add_argument("--limit", type=int, default=25, help="rows of the example query to print")

@@ -67,12 +67,19 @@ def parse_and_finish(run_id: int, registered: list[Registered], batch_size: int,
 
 
 @flow(name="digitize", task_runner=ThreadPoolTaskRunner(max_workers=get_settings().workers))
-def digitize(source: str, batch_size: int | None = None) -> RunSummary:
-    """Turn every PDF under `source` into pages, blocks and text in PostgreSQL."""
+def digitize(source: str, batch_size: int | None = None, force: bool = False) -> RunSummary:
+    """Turn every PDF under a folder or S3 prefix into pages, blocks, tables and formulas in PostgreSQL.
+
+    Args:
+        source: a folder, an s3://bucket/prefix (both searched recursively) or one PDF
+        batch_size: pages per batch task, each stored in one transaction (empty: FOLIO_BATCH_SIZE)
+        force: parse documents again even if they are already done, without reusing stored pages
+    """
     started = time.perf_counter()
     claim = run_claim()
     run_id = open_run_task(source, claim.claimant)
     files = discover(source)
     get_run_logger().info("%d PDF files listed in %s", len(files), source)
-    registered = register(files, claim)
-    return parse_and_finish(run_id, registered, batch_size or get_settings().batch_size, claim, started)
+    registered = register(files, claim, force)
+    return parse_and_finish(run_id, registered, batch_size or get_settings().batch_size, claim, started,
+                            reuse=not force)

@@ -19,8 +19,15 @@ def reprocess(statuses: list[str] | None = None, ids: list[int] | None = None, s
               batch_size: int | None = None) -> RunSummary:
     """Parse again the finished documents chosen by status, id, last change or engine version.
 
-    engine_version "other" picks documents with results from any engine version but the running one;
-    force re-parses done documents too and does not reuse stored results of identical pages.
+    Args:
+        statuses: documents with these statuses: failed, quarantined (done needs engine_version or force)
+        ids: documents with these ids
+        since: documents last changed at or after this time
+        until: documents last changed before this time
+        engine_version: done documents whose results came from this engine version; "other": from any
+            version but the running engine's
+        force: parse the chosen documents again even if their results are current, without reusing stored pages
+        batch_size: pages per batch task, each stored in one transaction (empty: FOLIO_BATCH_SIZE)
     """
     started = time.perf_counter()
     selection = Selection(tuple(statuses or ()), tuple(ids or ()), since, until, engine_version, force)

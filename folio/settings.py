@@ -26,6 +26,11 @@ class Settings(BaseSettings):
                                      "without renewal; a crashed run's documents are taken over after it")
     s3_endpoint_url: str | None = Field(default=None, description="an S3-compatible store (MinIO, Ceph); unset: "
                                         "boto3's own (AWS_ENDPOINT_URL, or AWS)")
+    nightly_source: str = Field(default="~/archive/inbox", description="what the nightly-digitization deployment "
+                                "reads: a folder or an s3://bucket/prefix")
+    nightly_cron: str = Field(default="0 2 * * *", description="when the nightly-digitization deployment runs")
+    timezone: str = Field(default="UTC", description="time zone of the nightly schedule (IANA name)")
+    work_pool: str = Field(default="folio-process", description="the process work pool folio's deployments use")
     retries: int = Field(default=4, ge=0, le=20, description="tries after the first when a task meets a transient "
                          "error (database, S3, GPU memory)")
     retry_delay_seconds: float = Field(default=2.0, ge=0, description="first retry delay; doubled for each next "

@@ -17,6 +17,7 @@ from db.store import (
     SourceRecord,
     claim_document,
     claim_for_run,
+    clear_pages,
     document_status,
     fail_document,
     start_processing,
@@ -60,35 +61,40 @@ def read_bytes(file: SourceFile, max_file_bytes: int) -> tuple[SourceFile, str]:
 
 
 def register_files(files: list[SourceFile], engine: Engine, max_file_bytes: int, claim: Claim,
-                   log: logging.Logger | logging.LoggerAdapter | None = None) -> list[Registered]:
+                   log: logging.Logger | logging.LoggerAdapter | None = None,
+                   force: bool = False) -> list[Registered]:
     """Claim a document for every file; a file whose bytes are already known becomes another source.
 
     A document another run holds an unexpired claim on is left to that run (outcome "duplicate").
+    With force, finished documents are parsed again: their stored pages are cleared.
     """
     log = log or logging.getLogger(__name__)
     claimed_now: set[int] = set()
     registered = []
     for number, file in enumerate(files, 1):
-        registered.append(_register(file, engine, max_file_bytes, claim, claimed_now))
+        registered.append(_register(file, engine, max_file_bytes, claim, claimed_now, force))
         if number % 25 == 0 or number == len(files):
             log.info("registered %d/%d files", number, len(files))
     return registered
 
 
 def _register(file: SourceFile, engine: Engine, max_file_bytes: int, claim: Claim,
-              claimed_now: set[int]) -> Registered:
+              claimed_now: set[int], force: bool) -> Registered:
     source = SourceRecord(uri=file.uri, size_bytes=file.size_bytes, modified_at=file.modified_at, etag=file.etag)
     with session_scope(engine) as session:
-        known = unchanged_source(session, source)
+        known = None if force else unchanged_source(session, source)
     if known is not None:  # a nightly re-listing: the file is as it was, its bytes are not read again
         return Registered(file, known[1], known[0], "duplicate")
     file, sha256 = read_bytes(file, max_file_bytes)
     with session_scope(engine) as session:
         document_id, created = claim_document(session, sha256, source)
         status = "pending" if created else document_status(session, document_id)
-        if document_id in claimed_now or status in FINISHED or not claim_for_run(session, document_id, claim):
+        done_before = status in FINISHED and not force
+        if document_id in claimed_now or done_before or not claim_for_run(session, document_id, claim):
             return Registered(file, sha256, document_id, "duplicate")
         claimed_now.add(document_id)
+        if status in FINISHED:
+            clear_pages(session, document_id)
         return start_document(session, file, sha256, document_id, max_file_bytes)
 
 
@@ -109,6 +115,6 @@ def start_document(session: Session, file: SourceFile, sha256: str, document_id:
 
 
 @task(name="register-files", **task_options())
-def register(files: list[SourceFile], claim: Claim) -> list[Registered]:
+def register(files: list[SourceFile], claim: Claim, force: bool = False) -> list[Registered]:
     settings = get_settings()
-    return register_files(files, get_engine(settings), settings.max_file_bytes, claim, get_run_logger())
+    return register_files(files, get_engine(settings), settings.max_file_bytes, claim, get_run_logger(), force)

@@ -117,3 +117,15 @@ def test_reprocess_refuses_an_unclear_selection(arguments: list[str], message: s
                                                 capsys: pytest.CaptureFixture):
     assert cli.main(["reprocess", *arguments]) == 2
     assert message in capsys.readouterr().out
+
+
+def test_ingest_with_force_parses_done_documents_again(database: Engine, archive: Path,
+                                                       monkeypatch: pytest.MonkeyPatch):
+    digitize(source=str(archive))
+    before = page_rows(database)
+    parsed = count_engine_pages(monkeypatch)
+    summary = digitize(source=str(archive), force=True)
+    assert (summary.files_listed, summary.documents_duplicate) == (3, 0)
+    assert summary.pages_parsed == len(parsed) == 3 and summary.pages_reused == 2  # the copy repeats the report
+    after = page_rows(database)
+    assert len(after) == len(before) and all(after[key][0] != before[key][0] for key in before)
