@@ -6,9 +6,9 @@ import uuid
 from prefect import flow, get_run_logger
 from prefect.artifacts import create_table_artifact
 from prefect.runtime import flow_run
-from prefect.task_runners import ThreadPoolTaskRunner
 
 from db.store import Claim
+from flows.runners import task_runner
 from folio.settings import get_settings
 from tasks.discover import discover
 from tasks.parse import make_batches, parse_batch
@@ -66,7 +66,7 @@ def parse_and_finish(run_id: int, registered: list[Registered], batch_size: int,
     return summary
 
 
-@flow(name="digitize", task_runner=ThreadPoolTaskRunner(max_workers=get_settings().workers))
+@flow(name="digitize", task_runner=task_runner())
 def digitize(source: str, batch_size: int | None = None, force: bool = False) -> RunSummary:
     """Turn every PDF under a folder or S3 prefix into pages, blocks, tables and formulas in PostgreSQL.
 

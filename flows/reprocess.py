@@ -4,16 +4,16 @@ import time
 from datetime import datetime
 
 from prefect import flow, get_run_logger
-from prefect.task_runners import ThreadPoolTaskRunner
 
 from db.store import Selection
 from flows.digitize import parse_and_finish, run_claim
+from flows.runners import task_runner
 from folio.settings import get_settings
 from tasks.reprocess import reopen_task, select_task
 from tasks.runs import RunSummary, open_run_task
 
 
-@flow(name="reprocess", task_runner=ThreadPoolTaskRunner(max_workers=get_settings().workers))
+@flow(name="reprocess", task_runner=task_runner())
 def reprocess(statuses: list[str] | None = None, ids: list[int] | None = None, since: datetime | None = None,
               until: datetime | None = None, engine_version: str | None = None, force: bool = False,
               batch_size: int | None = None) -> RunSummary:

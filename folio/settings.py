@@ -15,7 +15,11 @@ class Settings(BaseSettings):
     home: Path = Field(default=Path("~/.folio"), description="embedded PostgreSQL data, caches, Prefect home")
     database_url: str | None = Field(default=None, description="any PostgreSQL; unset: embedded server under home")
     batch_size: int = Field(default=8, ge=1, le=512, description="pages per parse-and-persist task")
-    workers: int = Field(default=1, ge=1, le=64, description="batch tasks run at once in one process")
+    task_runner: str = Field(default="threads", pattern=r"^(threads|dask|tcp://.+|tls://.+)$",
+                             description="where batch tasks run: threads, dask (a local cluster) or a Dask "
+                             "scheduler's address")
+    workers: int = Field(default=1, ge=1, le=64, description="batch tasks run at once: threads of the flow's "
+                         "process, or the processes of a local Dask cluster")
     device: str = Field(default="auto", pattern="^(auto|cpu|cuda)$", description="where models run")
     gpu_slots: int = Field(default=1, ge=1, le=64, description="batch tasks that may hold the GPU at once")
     ocr_dpi: int = Field(default=150, ge=72, le=600, description="render resolution for OCR")

@@ -1,0 +1,22 @@
+"""Where a flow's batch tasks run: threads in the flow's process (default), or a Dask cluster."""
+
+from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
+
+from folio.settings import Settings, get_settings
+
+
+def task_runner(settings: Settings | None = None) -> TaskRunner:
+    """FOLIO_TASK_RUNNER: `threads` (FOLIO_WORKERS at once), `dask` (a local cluster of FOLIO_WORKERS
+    processes), or the address of a Dask scheduler (`tcp://host:8786`) to fan out across machines."""
+    settings = settings or get_settings()
+    choice = settings.task_runner
+    if choice == "threads":
+        return ThreadPoolTaskRunner(max_workers=settings.workers)
+    try:
+        from prefect_dask import DaskTaskRunner
+    except ImportError as error:
+        raise ValueError(f"FOLIO_TASK_RUNNER={choice} needs prefect-dask: pip install 'folio[dask]'") from error
+    if choice == "dask":
+        return DaskTaskRunner(cluster_kwargs={"n_workers": settings.workers, "threads_per_worker": 1,
+                                              "processes": True, "dashboard_address": None})
+    return DaskTaskRunner(address=choice)
