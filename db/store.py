@@ -225,6 +225,13 @@ def documents_to_reprocess(session: Session, selection: Selection, current_versi
     return list(session.execute(query).scalars())
 
 
+def document_errors(session: Session, document_ids: list[int]) -> dict[int, str]:
+    if not document_ids:
+        return {}
+    rows = session.execute(select(Document.id, Document.error).where(Document.id.in_(document_ids)))
+    return {document_id: error or "" for document_id, error in rows}
+
+
 def document_sha256(session: Session, document_id: int) -> str:
     return session.execute(select(Document.sha256).where(Document.id == document_id)).scalar_one()
 

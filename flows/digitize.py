@@ -4,16 +4,16 @@ import time
 import uuid
 
 from prefect import flow, get_run_logger
-from prefect.artifacts import create_table_artifact
 from prefect.runtime import flow_run
 
 from db.store import Claim
+from flows.artifacts import RunProgress, publish_outcome
 from flows.runners import task_runner
 from folio.settings import get_settings
 from tasks.discover import discover
 from tasks.parse import make_batches, parse_batch
 from tasks.register import Registered, register
-from tasks.runs import PageCounts, RunSummary, finish_task, open_run_task, quarantine_table
+from tasks.runs import PageCounts, RunSummary, finish_task, open_run_task
 
 
 class RunFailed(Exception):
@@ -39,6 +39,8 @@ def parse_and_finish(run_id: int, registered: list[Registered], batch_size: int,
     batches = make_batches(registered, batch_size, claim, reuse)
     total_pages = sum(len(batch.pages) for batch in batches)
     log.info("%d pages to parse in %d batches", total_pages, len(batches))
+    progress = RunProgress(total_pages)
+    progress.start()
     parsed = reused = failed = 0
     errors: list[str] = []
     quarantined: list[tuple[int, int, str]] = []
@@ -52,15 +54,13 @@ def parse_and_finish(run_id: int, registered: list[Registered], batch_size: int,
         failed += report.failed
         quarantined.extend(report.quarantined)
         log.info("progress: %d/%d pages", parsed + reused + failed, total_pages)
+        progress.advance(parsed + reused + failed)
     summary = finish_task(run_id, registered, PageCounts(parsed, reused, failed, len(quarantined)), errors,
                           time.perf_counter() - started, claim)
     if quarantined:
         log.warning("%d pages quarantined by validation: see the run's quarantined-pages artifact, or "
                     "SELECT * FROM page_issues", len(quarantined))
-        create_table_artifact(quarantine_table(quarantined, registered), key="quarantined-pages",
-                              description=f"Pages of run {run_id} whose engine output failed validation: stored "
-                                          "without content, their failed checks in the page_issues table. "
-                                          "`folio reprocess --status quarantined` parses them again.")
+    publish_outcome(summary, quarantined, {item.document_id: item.file.uri for item in registered})
     if errors:
         raise RunFailed(summary, errors)
     return summary

@@ -2,14 +2,22 @@
 
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 from prefect import task
 from sqlalchemy import Engine
 
 from db.migrate import upgrade
 from db.session import get_engine, session_scope
-from db.store import FINISHED, Claim, finish_documents, finish_run, fully_reused, release_claims, start_run
+from db.store import (
+    FINISHED,
+    Claim,
+    document_errors,
+    finish_documents,
+    finish_run,
+    fully_reused,
+    release_claims,
+    start_run,
+)
 from folio.settings import get_settings
 from tasks.policy import task_options
 from tasks.register import Registered
@@ -44,6 +52,7 @@ class RunSummary:
     pages_failed: int
     seconds: float
     pages_quarantined: int = 0
+    failures: tuple[tuple[int, str, str], ...] = ()  # (document id, file, error) of the failed documents
 
     @property
     def pages_per_second(self) -> float:
@@ -78,6 +87,8 @@ def finish(engine: Engine, run_id: int, registered: list[Registered], pages: Pag
             if item.outcome == "new" else item.outcome
             for item in registered
         ]
+        errors = document_errors(session, [item.document_id for item, outcome in zip(registered, outcomes, strict=True)
+                                           if outcome == "failed"])
         summary = RunSummary(
             run_id=run_id,
             files_listed=len(registered),
@@ -91,9 +102,11 @@ def finish(engine: Engine, run_id: int, registered: list[Registered], pages: Pag
             pages_failed=pages.failed,
             seconds=round(seconds, 3),
             pages_quarantined=pages.quarantined,
+            failures=tuple((item.document_id, item.file.uri, errors.get(item.document_id) or "")
+                           for item, outcome in zip(registered, outcomes, strict=True) if outcome == "failed"),
         )
         counts = {k: v for k, v in asdict(summary).items()
-                  if k not in ("run_id", "seconds", "pages_failed", "pages_quarantined")}
+                  if k not in ("run_id", "seconds", "pages_failed", "pages_quarantined", "failures")}
         finish_run(session, run_id, "failed" if batch_errors else "completed", counts, seconds)
     if spool is not None:  # S3 objects streamed for this run, but those a retry still needs
         for item in registered:
@@ -101,13 +114,6 @@ def finish(engine: Engine, run_id: int, registered: list[Registered], pages: Pag
             if path is not None and path.parent == spool and statuses.get(item.document_id, "done") in FINISHED:
                 path.unlink(missing_ok=True)
     return summary
-
-
-def quarantine_table(quarantined: list[tuple[int, int, str]], registered: list[Registered]) -> list[dict[str, Any]]:
-    """Rows of the run's quarantined pages for people: document, file, page and the checks it failed."""
-    sources = {item.document_id: item.file.uri for item in registered}
-    return [{"document": document_id, "file": sources.get(document_id, ""), "page": page_no, "failed checks": checks}
-            for document_id, page_no, checks in sorted(quarantined)]
 
 
 def _finished_or_failed(status: str) -> str:

@@ -1,0 +1,50 @@
+"""What a run shows in the Prefect UI: its progress while it works, then its summary, failures and quarantine."""
+
+from dataclasses import dataclass
+from uuid import UUID
+
+from prefect.artifacts import create_progress_artifact, create_table_artifact, update_progress_artifact
+
+from tasks.runs import RunSummary
+
+
+@dataclass
+class RunProgress:
+    """A progress artifact of the flow run, moved on as batches finish."""
+
+    total_pages: int
+    artifact_id: UUID | None = None
+
+    def start(self) -> None:
+        self.artifact_id = create_progress_artifact(
+            0.0, key="run-progress", description=f"Pages stored of {self.total_pages} to parse")
+
+    def advance(self, pages_done: int) -> None:
+        if self.artifact_id is not None:
+            update_progress_artifact(self.artifact_id, 100.0 * pages_done / max(self.total_pages, 1))
+
+
+def publish_outcome(summary: RunSummary, quarantined: list[tuple[int, int, str]], files: dict[int, str]) -> None:
+    """Tables for the run's page in the UI: the summary, failed documents, quarantined pages."""
+    create_table_artifact([{
+        "files listed": summary.files_listed, "done": summary.documents_done,
+        "duplicate": summary.documents_duplicate, "reused": summary.documents_reused,
+        "failed": summary.documents_failed, "quarantined": summary.documents_quarantined,
+        "pages parsed": summary.pages_parsed, "pages reused": summary.pages_reused,
+        "pages failed": summary.pages_failed, "pages quarantined": summary.pages_quarantined,
+        "seconds": summary.seconds, "pages/s": round(summary.pages_per_second, 2),
+    }], key="run-summary", description=f"folio run {summary.run_id}: what became of every listed file")
+    if summary.failures:
+        create_table_artifact(
+            [{"document": document_id, "file": uri, "error": error} for document_id, uri, error in summary.failures],
+            key="failed-documents",
+            description=f"Documents of run {summary.run_id} that failed, with why. `folio reprocess --status failed` "
+                        "parses them again once the cause is fixed.")
+    if quarantined:
+        create_table_artifact(
+            [{"document": document_id, "file": files.get(document_id, ""), "page": page_no, "failed checks": checks}
+             for document_id, page_no, checks in sorted(quarantined)],
+            key="quarantined-pages",
+            description=f"Pages of run {summary.run_id} whose engine output failed validation: stored without "
+                        "content, their failed checks in the page_issues table. `folio reprocess --status "
+                        "quarantined` parses them again.")
