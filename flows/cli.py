@@ -67,6 +67,12 @@ def cmd_deploy(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    from flows.serve import serve
+
+    return serve(get_settings(), args.host, args.port, lambda message: console.print(message, highlight=False))
+
+
 def report_run(state: "State", source: str) -> int:
     """Print a finished flow run's summary; 1 when batches failed (the summary says what was stored)."""
     from flows.digitize import RunFailed
@@ -227,6 +233,12 @@ def build_parser() -> argparse.ArgumentParser:
     deploy = commands.add_parser("deploy", help="register the deployments (nightly-digitization, ingest, "
                                                 "reprocess) and their work pool with the Prefect API")
     deploy.set_defaults(handler=cmd_deploy)
+
+    serve = commands.add_parser("serve", help="the Prefect UI with folio's deployments and a worker: starts a "
+                                              "Prefect server unless PREFECT_API_URL answers")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=4200)
+    serve.set_defaults(handler=cmd_serve)
 
     demo = commands.add_parser("demo", help="make sample PDFs under FOLIO_HOME, run on them, query the result")
     demo.add_argument("--limit", type=int, default=25, help="rows of the example query to print")

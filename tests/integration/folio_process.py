@@ -1,4 +1,4 @@
-"""`folio run` as an operator starts it: its own process group (with its Prefect server), output read line by line."""
+"""folio commands as an operator starts them: their own process group (with their Prefect server), output kept."""
 
 import os
 import signal
@@ -13,14 +13,20 @@ import psycopg
 LEASE_SECONDS = 3  # a killed run's claims expire this soon, so that a test can run again at once
 
 
-class FolioRun:
-    def __init__(self, source: Path, database_url: str, home: Path, **settings: str):
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("FOLIO_", "PREFECT_"))}
-        env.update(FOLIO_DATABASE_URL=database_url, FOLIO_FORMULA_MODEL="none", FOLIO_BATCH_SIZE="2",
-                   FOLIO_CLAIM_LEASE_SECONDS=str(LEASE_SECONDS), FOLIO_HOME=str(home),
-                   PREFECT_HOME=str(home / "prefect"), PREFECT_SERVER_ANALYTICS_ENABLED="false", DO_NOT_TRACK="1")
-        env.update(settings)
-        self.process = subprocess.Popen([sys.executable, "-m", "flows.cli", "run", str(source)], env=env,
+def folio_env(database_url: str, home: Path, **settings: str) -> dict[str, str]:
+    """The environment of a folio process of its own: this database, this home, none of the tests' Prefect."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("FOLIO_", "PREFECT_"))}
+    env.update(FOLIO_DATABASE_URL=database_url, FOLIO_FORMULA_MODEL="none", FOLIO_BATCH_SIZE="2",
+               FOLIO_CLAIM_LEASE_SECONDS=str(LEASE_SECONDS), FOLIO_HOME=str(home),
+               PREFECT_HOME=str(home / "prefect"), PREFECT_SERVER_ANALYTICS_ENABLED="false", DO_NOT_TRACK="1")
+    env.update(settings)
+    return env
+
+
+class FolioProcess:
+    def __init__(self, arguments: list[str], database_url: str, home: Path, **settings: str):
+        self.process = subprocess.Popen([sys.executable, "-m", "flows.cli", *arguments],
+                                        env=folio_env(database_url, home, **settings),
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                         start_new_session=True)
         self.lines: list[str] = []
@@ -42,10 +48,25 @@ class FolioRun:
         os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait(timeout=30)
 
+    def stop(self) -> None:
+        """SIGTERM to the whole group (the command and what it started), SIGKILL if it lingers."""
+        os.killpg(self.process.pid, signal.SIGTERM)
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
     def finish(self) -> int:
         code = self.process.wait(timeout=600)
         self.reader.join(timeout=10)
         return code
+
+
+class FolioRun(FolioProcess):
+    """`folio run SOURCE`."""
+
+    def __init__(self, source: Path | str, database_url: str, home: Path, **settings: str):
+        super().__init__(["run", str(source)], database_url, home, **settings)
 
 
 def wait_for_blocked_insert(url: str, timeout: float = 300) -> None:

@@ -1,0 +1,69 @@
+"""`folio serve`: the Prefect UI on this machine with folio's deployments and a worker to run them.
+
+Joins the Prefect server in PREFECT_API_URL when one answers there, else starts `prefect server
+start` (its database under FOLIO_HOME); registers the deployments; runs a process worker on
+folio's pool until interrupted.
+"""
+
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable
+
+from folio.settings import Settings
+
+STARTUP_SECONDS = 180
+
+
+def api_answers(api_url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{api_url.rstrip('/')}/health", timeout=2) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+def wait_for_api(api_url: str, server: subprocess.Popen | None) -> None:
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while not api_answers(api_url):
+        if server is not None and server.poll() is not None:
+            raise RuntimeError(f"the Prefect server exited with code {server.returncode}")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"no Prefect API at {api_url} after {STARTUP_SECONDS} s")
+        time.sleep(0.5)
+
+
+def serve(settings: Settings, host: str, port: int, say: Callable[[str], None]) -> int:
+    """Bring the server (if needed), the deployments and a worker up; return when the worker ends."""
+    api_url = os.environ.get("PREFECT_API_URL") or f"http://{host}:{port}/api"
+    processes: list[subprocess.Popen] = []
+    try:
+        if not api_answers(api_url):
+            say(f"starting the Prefect server on http://{host}:{port} (data under {os.environ['PREFECT_HOME']})")
+            ui_env = {"PREFECT_SERVER_API_HOST": host, "PREFECT_SERVER_API_PORT": str(port),
+                      "PREFECT_UI_API_URL": api_url}  # the UI's pages call the API at this address
+            processes.append(subprocess.Popen([sys.executable, "-m", "prefect", "server", "start", "--host", host,
+                                               "--port", str(port)], env={**os.environ, **ui_env}))
+            wait_for_api(api_url, processes[0])
+        os.environ["PREFECT_API_URL"] = api_url  # before Prefect's settings are first read
+        from deployments.definitions import register_deployments
+
+        for name in register_deployments(settings):
+            say(f"deployment {name} registered")
+        worker = subprocess.Popen([sys.executable, "-m", "prefect", "worker", "start", "--pool", settings.work_pool,
+                                   "--type", "process"])
+        processes.append(worker)
+        say(f"Prefect UI: {api_url.removesuffix('/api')} — start `ingest` from Deployments; Ctrl-C stops")
+        return worker.wait()
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        for process in reversed(processes):
+            process.terminate()
+        for process in reversed(processes):
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
