@@ -7,16 +7,18 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     CheckConstraint,
+    Computed,
     DateTime,
     Float,
     ForeignKey,
+    Index,
     Integer,
     String,
     Text,
     UniqueConstraint,
     func,
 )
-from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.dialects.postgresql import JSONB, TSVECTOR
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 DOCUMENT_STATUSES = ("pending", "processing", "done", "failed", "quarantined")
@@ -25,6 +27,10 @@ BLOCK_TYPES = (
     "title", "text", "list_item", "table", "formula", "figure",
     "caption", "header", "footer", "footnote", "page_number",
 )
+
+
+SEARCH_CONFIG = "simple"
+SEARCH_VECTOR = f"to_tsvector('{SEARCH_CONFIG}'::regconfig, coalesce(text, ''))"
 
 
 def _one_of(column: str, values: tuple[str, ...]) -> str:
@@ -137,6 +143,7 @@ class Block(Base):
         CheckConstraint(_one_of("type", BLOCK_TYPES), name="blocks_type_valid"),
         CheckConstraint("confidence IS NULL OR confidence BETWEEN 0 AND 1", name="blocks_confidence_range"),
         CheckConstraint("x0 <= x1 AND y0 <= y1", name="blocks_bbox_ordered"),
+        Index("ix_blocks_search", "search", postgresql_using="gin"),
     )
 
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
@@ -149,6 +156,8 @@ class Block(Base):
     y1: Mapped[float] = mapped_column(Float)
     text: Mapped[str] = mapped_column(Text, default="")
     confidence: Mapped[float | None] = mapped_column(Float)
+    # kept in step with `text` by PostgreSQL itself; 'simple': words as written, no stemming (any language)
+    search: Mapped[Any] = mapped_column(TSVECTOR, Computed(SEARCH_VECTOR, persisted=True), deferred=True)
 
     page: Mapped[Page] = relationship(back_populates="blocks")
     table: Mapped["PageTable | None"] = relationship(back_populates="block", cascade="all, delete-orphan")

@@ -2,7 +2,7 @@
 
 from sqlalchemy import Engine, func, select, text
 
-from db.models import Document, Page
+from db.models import SEARCH_CONFIG, Document, Page
 from db.session import get_engine
 
 STATEMENT_TIMEOUT_MS = 300_000
@@ -34,3 +34,25 @@ def status_counts(engine: Engine | None = None) -> dict[str, list[tuple[str, int
                 select(column, func.count()).group_by(column).order_by(column))]
             for name, column in (("documents", Document.status), ("pages", Page.status))
         }
+
+
+SEARCH_QUERY = f"""
+SELECT d.first_source AS source, p.page_no AS page, b.type,
+       round(ts_rank_cd(b.search, q)::numeric, 3) AS rank,
+       ts_headline('{SEARCH_CONFIG}', b.text, q, 'StartSel=[, StopSel=], MaxWords=25, MinWords=10') AS snippet
+FROM blocks b
+JOIN pages p ON p.id = b.page_id
+JOIN documents d ON d.id = p.document_id,
+     websearch_to_tsquery('{SEARCH_CONFIG}', :query) AS q
+WHERE b.search @@ q
+ORDER BY rank DESC, d.id, p.page_no, b.reading_order
+LIMIT :limit
+"""
+
+
+def search_blocks(query: str, limit: int = 20, engine: Engine | None = None) -> tuple[list[str], list[tuple]]:
+    """The blocks that match a web-search style query ("a phrase", or, -word), best first, with a snippet."""
+    engine = engine or get_engine()
+    with engine.connect() as connection:
+        result = connection.execute(text(SEARCH_QUERY), {"query": query, "limit": limit})
+        return list(result.keys()), [tuple(row) for row in result]

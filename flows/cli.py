@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from folio.settings import Settings, get_settings
@@ -71,6 +72,30 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from flows.serve import serve
 
     return serve(get_settings(), args.host, args.port, lambda message: console.print(message, highlight=False))
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from db.query import search_blocks
+
+    print_rows(*search_blocks(args.query, limit=args.limit))
+    return 0
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from db.session import get_engine
+    from folio.annotate import annotate_page, load_document
+
+    out = annotate_page(load_document(get_engine(), args.document), args.page, Path(args.out), args.dpi)
+    console.print(f"page {args.page} with its blocks drawn: {out}")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from db.session import get_engine
+    from folio.annotate import load_document, write_report
+
+    console.print(f"report: {write_report(load_document(get_engine(), args.document), Path(args.out), args.dpi)}")
+    return 0
 
 
 def report_run(state: "State", source: str) -> int:
@@ -156,10 +181,19 @@ def cmd_db(args: argparse.Namespace) -> int:
     from db.session import get_engine
 
     engine = get_engine()
+    if args.action == "grant-reader":
+        from db.roles import grant_reader
+
+        if not args.target:
+            raise ValueError("name the role: folio db grant-reader NAME")
+        upgrade(engine)
+        grant_reader(engine, args.target, args.password)
+        console.print(f"role {args.target} may read every table and view of {engine.url.database}, and write nothing")
+        return 0
     if args.action == "upgrade":
-        upgrade(engine, args.revision or "head")
+        upgrade(engine, args.target or "head")
     elif args.action == "downgrade":
-        downgrade(engine, args.revision or "-1")
+        downgrade(engine, args.target or "-1")
     current, head = current_revision(engine), head_revision()
     console.print(f"schema revision: {current or 'none'}" + (" (head)" if current == head else f" (head is {head})"))
     return 0
@@ -192,7 +226,7 @@ def print_rows(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> None
     for column in columns:
         table.add_column(str(column), overflow="fold")
     for row in rows:
-        table.add_row(*("" if value is None else str(value) for value in row))
+        table.add_row(*("" if value is None else escape(str(value)) for value in row))  # values are not markup
     console.print(table)
     console.print(f"({len(rows)} rows)")
 
@@ -256,14 +290,35 @@ def build_parser() -> argparse.ArgumentParser:
     status = commands.add_parser("status", help="documents and pages by status")
     status.set_defaults(handler=cmd_status)
 
+    search = commands.add_parser("search", help="full-text search over the stored text: best blocks first")
+    search.add_argument("query", help='words, "a phrase", or, -word (web search syntax)')
+    search.add_argument("--limit", type=int, default=20)
+    search.set_defaults(handler=cmd_search)
+
+    inspect = commands.add_parser("inspect", help="a page as a PNG with every block's box, type and order drawn")
+    inspect.add_argument("document", help="sha256 (or 8+ leading characters) or a path the document was seen at")
+    inspect.add_argument("--page", type=int, default=1)
+    inspect.add_argument("--out", required=True, help="PNG file to write")
+    inspect.add_argument("--dpi", type=int, default=110)
+    inspect.set_defaults(handler=cmd_inspect)
+
+    report = commands.add_parser("report", help="an HTML report of a document: pages with overlays, tables, "
+                                                "formulas")
+    report.add_argument("document", help="sha256 (or 8+ leading characters) or a path the document was seen at")
+    report.add_argument("--out", required=True, help="folder to write index.html and page pictures into")
+    report.add_argument("--dpi", type=int, default=110)
+    report.set_defaults(handler=cmd_report)
+
     engine = commands.add_parser("engine", help="the parsing engine's models and runtimes")
     engine.add_argument("action", choices=("info", "build"),
                         help="info: which runtime and device each model uses and why; build: TensorRT plans now")
     engine.set_defaults(handler=cmd_engine)
 
     db = commands.add_parser("db", help="schema migrations")
-    db.add_argument("action", choices=("upgrade", "downgrade", "current"))
-    db.add_argument("revision", nargs="?", help="target revision (upgrade: head, downgrade: -1)")
+    db.add_argument("action", choices=("upgrade", "downgrade", "current", "grant-reader"),
+                    help="grant-reader NAME: a login role that can read every table and view and write nothing")
+    db.add_argument("target", nargs="?", help="revision (upgrade: head, downgrade: -1), or the role's name")
+    db.add_argument("--password", help="grant-reader: the role's password (else: as the server's rules allow)")
     db.set_defaults(handler=cmd_db)
     return parser
 

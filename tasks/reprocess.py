@@ -50,7 +50,7 @@ def reopen_documents(document_ids: list[int], engine: Engine, max_file_bytes: in
 def _reopen(session: Session, document_id: int, max_file_bytes: int, claim: Claim,
             log: logging.Logger | logging.LoggerAdapter) -> Registered:
     sha256, uris = document_sha256(session, document_id), document_sources(session, document_id)
-    file = _file_with_bytes(uris, sha256, max_file_bytes)
+    file = file_with_bytes(uris, sha256, max_file_bytes)
     if not claim_for_run(session, document_id, claim):
         return Registered(file or _vanished(uris[0]), sha256, document_id, "duplicate")
     if file is None:
@@ -61,7 +61,7 @@ def _reopen(session: Session, document_id: int, max_file_bytes: int, claim: Clai
     return start_document(session, file, sha256, document_id, max_file_bytes)
 
 
-def _file_with_bytes(uris: list[str], sha256: str, max_file_bytes: int) -> SourceFile | None:
+def file_with_bytes(uris: list[str], sha256: str, max_file_bytes: int) -> SourceFile | None:
     """The first source still holding exactly these bytes."""
     for uri in uris:
         try:

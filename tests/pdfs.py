@@ -71,3 +71,13 @@ def resaved_pdf(folder: Path, source: Path) -> Path:
     document.save(path, garbage=4, deflate=True, clean=True)
     document.close()
     return path
+
+
+def formula_page_pdf(folder: Path, name: str = "formula.pdf") -> Path:
+    """A two-column page with a ruled table and a display formula set in italics below the text."""
+    path = folder / name
+    born_digital_pdf(path, [PageSpec(title="Report", columns=2, paragraphs=PARAGRAPHS[:2], table=TABLE)])
+    with pymupdf.open(path) as document:
+        document[0].insert_text((250, 340), "a + b = c", fontname="Times-Italic", fontsize=16)
+        document.saveIncr()
+    return path

@@ -1,0 +1,128 @@
+"""What data people and archivists use: the views, full-text search, the read-only role, page pictures, reports."""
+
+import uuid
+from pathlib import Path
+
+import numpy as np
+import psycopg
+import pymupdf
+import pytest
+from sqlalchemy import Engine, text
+from sqlalchemy.engine import make_url
+
+from db.query import search_blocks
+from db.roles import grant_reader
+from db.server import libpq_url
+from flows import cli
+from flows.digitize import digitize
+from folio.annotate import COLOURS
+from tests import pdfs
+
+
+@pytest.fixture
+def stored(database: Engine, tmp_path: Path) -> Path:
+    """A folder of a page with a table and a formula, and a scanned letter, digitized."""
+    folder = tmp_path / "archive"
+    folder.mkdir()
+    pdfs.formula_page_pdf(folder)
+    pdfs.scan_pdf(folder)
+    summary = digitize(source=str(folder))
+    assert summary.documents_done == 2
+    return folder
+
+
+def rows(engine: Engine, query: str, **parameters) -> list:
+    with engine.connect() as connection:
+        return connection.execute(text(query), parameters).all()
+
+
+def test_views_answer_the_common_questions(database: Engine, stored: Path):
+    [(source, letter)] = rows(database, "SELECT source, text FROM document_text WHERE text LIKE '%Harbour Board%'")
+    assert source == str(stored / "scan.pdf") and letter.index("Letter to the Harbour Board") == 0
+    cells = {(row, col): (header, cell) for row, col, header, cell in rows(
+        database, "SELECT row, col, is_header, text FROM table_cell_details WHERE source LIKE '%formula.pdf'")}
+    assert cells[0, 0] == (True, "Series") and cells[1, 0] == (False, "Harbour ledgers")
+    [(page_no, latex)] = rows(database, "SELECT page_no, latex FROM formula_details")
+    assert page_no == 1 and "a" in latex and "=" in latex
+    [(status, sources, done)] = rows(database, "SELECT status, sources, pages_done FROM document_overview "
+                                               "WHERE :path = ANY(sources)", path=str(stored / "formula.pdf"))
+    assert (status, sources, done) == ("done", [str(stored / "formula.pdf")], 1)
+    assert rows(database, "SELECT regexp_replace(source, '^.*/', ''), page_no, type FROM block_details "
+                          "WHERE search @@ phraseto_tsquery('simple', 'Harbour Board')") == [("scan.pdf", 1, "title")]
+
+
+def test_search_finds_a_phrase_on_its_page(database: Engine, stored: Path, capsys: pytest.CaptureFixture):
+    columns, hits = search_blocks('"Harbour Board"')
+    assert columns == ["source", "page", "type", "rank", "snippet"]
+    assert hits[0][:3] == (str(stored / "scan.pdf"), 1, "title") and "[Harbour] [Board]" in hits[0][4]
+    assert search_blocks("zeppelin") == (columns, [])
+    assert cli.main(["search", "harbour -board"]) == 0
+    assert "[harbour] office" in capsys.readouterr().out  # the snippet's marks are printed, not taken as markup
+
+
+def test_search_uses_the_gin_index(database: Engine):
+    with database.begin() as connection:
+        connection.execute(text("INSERT INTO documents (sha256, status, size_bytes, first_source, metadata) "
+                                "VALUES (repeat('a', 64), 'done', 1, '/x.pdf', '{}')"))
+        connection.execute(text("INSERT INTO pages (document_id, page_no, status) SELECT id, 1, 'done' FROM documents"))
+        connection.execute(text(
+            "INSERT INTO blocks (page_id, reading_order, type, x0, y0, x1, y1, text) "
+            "SELECT (SELECT id FROM pages), n, 'text', 0, 0, 1, 1, "
+            "       'minutes of meeting ' || n || CASE WHEN n % 5000 = 0 THEN ' zeppelin' ELSE '' END "
+            "FROM generate_series(1, 50000) AS n"))
+    with database.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+        connection.execute(text("VACUUM ANALYZE blocks"))  # as autovacuum would: statistics, GIN pending list merged
+        plan = "\n".join(connection.execute(text(
+            "EXPLAIN SELECT id FROM blocks WHERE search @@ websearch_to_tsquery('simple', 'zeppelin')")).scalars())
+    assert "ix_blocks_search" in plan, plan
+    assert len(search_blocks("zeppelin")[1]) == 10
+
+
+def test_the_reader_role_reads_and_cannot_write(database: Engine, stored: Path, empty_database: str):
+    name = f"analyst_{uuid.uuid4().hex[:8]}"
+    grant_reader(database, name)
+    url = libpq_url(make_url(empty_database).set(username=name, password=None).render_as_string(False))
+    try:
+        with psycopg.connect(url, autocommit=True) as connection:
+            assert connection.execute("SELECT count(*) FROM document_text").fetchone()[0] == 2
+            assert connection.execute("SELECT count(*) FROM blocks").fetchone()[0] > 0
+            for statement in ("INSERT INTO runs (source, status) VALUES ('x', 'running')",
+                              "UPDATE documents SET status = 'failed'", "DELETE FROM blocks",
+                              "CREATE TABLE notes (x int)"):
+                with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
+                    connection.execute(statement)
+                with connection.transaction():  # even with read-only switched off, it may not write
+                    connection.execute("SET LOCAL transaction_read_only = off")
+                    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                        connection.execute(statement)
+    finally:
+        with database.begin() as connection:
+            connection.execute(text(f'DROP OWNED BY "{name}"; DROP ROLE "{name}"'))
+    assert cli.main(["sql", "DELETE FROM blocks"]) == 1
+
+
+def colour_pixels(png: Path, colour: tuple[float, float, float], tolerance: int = 40) -> int:
+    pixmap = pymupdf.Pixmap(str(png))
+    pixels = np.frombuffer(pixmap.samples, dtype=np.uint8).reshape(-1, pixmap.n)[:, :3].astype(int)
+    target = np.array([round(255 * c) for c in colour])
+    return int(np.count_nonzero(np.all(np.abs(pixels - target) <= tolerance, axis=1)))
+
+
+def test_inspect_draws_every_block_and_report_shows_them(database: Engine, stored: Path, tmp_path: Path):
+    png = tmp_path / "page.png"
+    assert cli.main(["inspect", str(stored / "formula.pdf"), "--page", "1", "--out", str(png)]) == 0
+    pixmap = pymupdf.Pixmap(str(png))
+    assert (pixmap.width, pixmap.height) == (910, 1287)  # A4 (595 x 842 pt) at 110 dpi, rounded up
+    for kind in ("table", "formula", "title", "text"):
+        assert colour_pixels(png, COLOURS[kind]) > 200, kind  # its boxes and its labels are there
+    plain = tmp_path / "plain.png"
+    with pymupdf.open(stored / "formula.pdf") as document:
+        document[0].get_pixmap(dpi=110).save(plain)
+    assert colour_pixels(plain, COLOURS["formula"]) == 0
+
+    [(sha256,)] = rows(database, "SELECT sha256 FROM documents WHERE first_source LIKE '%formula.pdf'")
+    assert cli.main(["report", sha256[:10], "--out", str(tmp_path / "report")]) == 0
+    report = (tmp_path / "report" / "index.html").read_text()
+    assert "<table>" in report and "<pre>" in report and 'src="page-1.png"' in report
+    assert (tmp_path / "report" / "page-1.png").stat().st_size > 10_000
+    assert cli.main(["inspect", "deadbeefdeadbeef", "--out", str(png)]) == 2
