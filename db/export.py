@@ -87,13 +87,19 @@ def iter_exports(session: Session, batch: int = 50) -> Iterator[dict[str, Any]]:
         session.expunge_all()
 
 
+def export_files(engine: Engine) -> Iterator[tuple[str, bytes]]:
+    """(<sha256>.json, its bytes) for every finished document."""
+    with Session(engine) as session:
+        for export in iter_exports(session):
+            body = json.dumps(export, ensure_ascii=False, indent=1) + "\n"
+            yield f"{export['document']['sha256']}.json", body.encode("utf-8")
+
+
 def write_exports(engine: Engine, out_dir: Path) -> int:
     """Write <sha256>.json for every finished document; returns how many were written."""
     out_dir.mkdir(parents=True, exist_ok=True)
     count = 0
-    with Session(engine) as session:
-        for export in iter_exports(session):
-            path = out_dir / f"{export['document']['sha256']}.json"
-            path.write_text(json.dumps(export, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-            count += 1
+    for name, body in export_files(engine):
+        (out_dir / name).write_bytes(body)
+        count += 1
     return count

@@ -149,7 +149,13 @@ def cmd_export(args: argparse.Namespace) -> int:
     from db.export import write_exports
     from db.session import get_engine
 
-    count = write_exports(get_engine(), Path(args.out))
+    if args.out.startswith("s3://"):
+        from db.export import export_files
+        from tasks.s3 import put_files
+
+        count = put_files(export_files(get_engine()), args.out, "application/json")
+    else:
+        count = write_exports(get_engine(), Path(args.out))
     console.print(f"{count} documents exported to {args.out}")
     return 0
 
@@ -279,7 +285,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(handler=cmd_demo)
 
     export = commands.add_parser("export", help="write <sha256>.json per stored document, read from PostgreSQL")
-    export.add_argument("--out", required=True, help="folder to write into")
+    export.add_argument("--out", required=True, help="folder, or s3://bucket/prefix, to write into")
     export.set_defaults(handler=cmd_export)
 
     sql = commands.add_parser("sql", help="run one read-only SQL query and print the rows")

@@ -5,6 +5,7 @@ never logged. The endpoint is boto3's too (AWS_ENDPOINT_URL), or FOLIO_S3_ENDPOI
 """
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
@@ -90,3 +91,14 @@ def fetch(file: SourceFile, spool: Path, max_bytes: int) -> tuple[SourceFile, st
             out.write(chunk)
     partial.replace(target)
     return replace(file, path=target), digest.hexdigest()
+
+
+def put_files(files: Iterable[tuple[str, bytes]], prefix_uri: str, content_type: str) -> int:
+    """Write each (name, bytes) as an object under the S3 prefix; returns how many."""
+    bucket, prefix = split_uri(prefix_uri)
+    prefix = prefix.rstrip("/") + "/" if prefix else ""
+    count = 0
+    for name, body in files:
+        client().put_object(Bucket=bucket, Key=prefix + name, Body=body, ContentType=content_type)
+        count += 1
+    return count

@@ -1,5 +1,6 @@
 """`folio run s3://…` end to end against a real S3-compatible server on loopback (moto in server mode)."""
 
+import json
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,7 +12,7 @@ from sqlalchemy import text
 from db.session import get_engine
 from folio.settings import Settings
 from tests import pdfs
-from tests.integration.folio_process import FolioRun
+from tests.integration.folio_process import FolioProcess, FolioRun
 
 SECRET = "folio-test-secret-key-never-logged"
 
@@ -68,6 +69,13 @@ def test_a_run_over_an_s3_prefix(s3_endpoint: str, tmp_path: Path, new_database_
     assert sources[1].etag == etag
     assert pages == 3 and found == 1
     assert not list((home / "spool").glob("*")), "streamed objects are removed once their documents are done"
+
+    export = FolioProcess(["export", "--out", "s3://archive/exports/2026-11"], url, home, **credentials(s3_endpoint))
+    assert export.finish() == 0, "".join(export.lines)[-3000:]
+    keys = [item["Key"] for item in s3.list_objects_v2(Bucket="archive", Prefix="exports/")["Contents"]]
+    assert len(keys) == 2 and all(key.startswith("exports/2026-11/") and key.endswith(".json") for key in keys)
+    exported = json.loads(s3.get_object(Bucket="archive", Key=keys[0])["Body"].read())
+    assert exported["document"]["status"] == "done"
 
     again = FolioRun("s3://archive/deliveries/2026-11", url, home, **credentials(s3_endpoint))
     assert again.finish() == 0, "".join(again.lines)[-3000:]
