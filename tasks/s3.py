@@ -42,10 +42,11 @@ def client() -> Any:
 
 def list_objects(uri: str) -> list[SourceFile]:
     """The PDFs under an S3 "folder" (recursively, hidden parts skipped), or the one object named."""
+    from botocore.exceptions import ClientError
+
     bucket, key = split_uri(uri)
     single = key.lower().endswith(".pdf")
     prefix = key if single or not key else key.rstrip("/") + "/"
-    from botocore.exceptions import ClientError
 
     try:
         pages = list(client().get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix))
