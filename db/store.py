@@ -220,8 +220,6 @@ def documents_to_reprocess(session: Session, selection: Selection, current_versi
         version = Page.engine_version != current_version if selection.engine_version == OTHER_VERSIONS \
             else Page.engine_version == selection.engine_version
         query = query.where(exists(select(Page.id).where(Page.document_id == Document.id, version)))
-    elif not selection.force:
-        query = query.where(Document.status != "done")
     return list(session.execute(query).scalars())
 
 

@@ -49,7 +49,6 @@ class BatchReport:
     engine_pages: int  # pages the engine was called on
     seconds: float
     quarantined: tuple[tuple[int, int, str], ...] = ()  # (document id, page no, failed checks) per page
-    validation_seconds: float = 0.0
 
 
 def make_batches(registered: list[Registered], batch_size: int, claim: Claim | None = None,
@@ -115,15 +114,14 @@ def parse_batch_pages(batch: Batch, engine: Engine, pipeline: Pipeline,
                                     issues=tuple(issues.get(original_input.key, ()))))
     save_batch(engine, outcomes, batch.claim)
     failed = sum(1 for outcome in outcomes if outcome.result is None)
-    quarantined = tuple((outcome.document_id, outcome.page_no, "; ".join(sorted({i.check for i in outcome.issues})))
+    quarantined = tuple((outcome.document_id, outcome.page_no, outcome.failed_checks)
                         for outcome in outcomes if outcome.issues and outcome.result is not None)
     seconds = time.perf_counter() - started
     log.info("batch %d: %d pages in %.1f s (%.2f pages/s, validation %.2f s)%s%s%s", batch.index + 1, len(outcomes),
              seconds, len(outcomes) / seconds if seconds else 0.0, validation_seconds,
              f", {reused} reused" if reused else "", f", {failed} failed" if failed else "",
              f", {len(quarantined)} quarantined" if quarantined else "")
-    return BatchReport(batch.index, len(outcomes), failed, reused, len(to_parse), seconds, quarantined,
-                       validation_seconds)
+    return BatchReport(batch.index, len(outcomes), failed, reused, len(to_parse), seconds, quarantined)
 
 
 def _load_pages(batch: Batch) -> tuple[list[tuple[PageRef, PageInput, str]], list[PageOutcome]]:

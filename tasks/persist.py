@@ -25,6 +25,11 @@ class PageOutcome:
     same_as: tuple[int, int] | None = None  # (document id, page no) of a page of this batch with the same result
     issues: tuple[Issue, ...] = ()  # validation checks the result failed: the page is quarantined
 
+    @property
+    def failed_checks(self) -> str:
+        """The names of the validation checks the result failed, for people."""
+        return "; ".join(sorted({issue.check for issue in self.issues}))
+
 
 def save_batch(engine: Engine, outcomes: list[PageOutcome], claim: Claim | None = None) -> int:
     """Store every page of the batch, or none of them; returns how many pages were written.
@@ -105,7 +110,7 @@ def page_row(outcome: PageOutcome) -> models.Page:
         return models.Page(
             document_id=outcome.document_id, page_no=outcome.page_no, width=result.width, height=result.height,
             text_layer=result.text_layer, fingerprint=outcome.fingerprint, status="quarantined",
-            error="failed validation: " + "; ".join(sorted({issue.check for issue in outcome.issues})),
+            error=f"failed validation: {outcome.failed_checks}",
             engine_version=result.engine_version, parse_seconds=result.seconds,
             issues=[models.PageIssue(rule=issue.check, expectation=issue.expectation, blocks=list(issue.blocks),
                                      observed=list(issue.observed)) for issue in outcome.issues],

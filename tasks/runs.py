@@ -87,8 +87,8 @@ def finish(engine: Engine, run_id: int, registered: list[Registered], pages: Pag
             if item.outcome == "new" else item.outcome
             for item in registered
         ]
-        errors = document_errors(session, [item.document_id for item, outcome in zip(registered, outcomes, strict=True)
-                                           if outcome == "failed"])
+        failed = [item for item, outcome in zip(registered, outcomes, strict=True) if outcome == "failed"]
+        errors = document_errors(session, [item.document_id for item in failed])
         summary = RunSummary(
             run_id=run_id,
             files_listed=len(registered),
@@ -102,8 +102,7 @@ def finish(engine: Engine, run_id: int, registered: list[Registered], pages: Pag
             pages_failed=pages.failed,
             seconds=round(seconds, 3),
             pages_quarantined=pages.quarantined,
-            failures=tuple((item.document_id, item.file.uri, errors.get(item.document_id) or "")
-                           for item, outcome in zip(registered, outcomes, strict=True) if outcome == "failed"),
+            failures=tuple((item.document_id, item.file.uri, errors.get(item.document_id, "")) for item in failed),
         )
         counts = {k: v for k, v in asdict(summary).items()
                   if k not in ("run_id", "seconds", "pages_failed", "pages_quarantined", "failures")}
