@@ -46,20 +46,6 @@ class Line:
 
 
 @dataclass(slots=True)
-class PageInput:
-    """A page as the tasks hand it to the engine: where to render it from and its text layer."""
-
-    key: str  # unique within a batch
-    pdf_path: str
-    page_index: int  # 0-based index in the PDF
-    width: float
-    height: float
-    text_lines: list[Line]  # the text layer, [] when the page has none
-    image_boxes: list[BBox] = field(default_factory=list)  # where raster images are drawn
-    drawing_boxes: list[BBox] = field(default_factory=list)  # boxes of drawn lines and rectangles
-
-
-@dataclass(slots=True)
 class TableCell:
     row: int
     col: int
@@ -75,6 +61,29 @@ class Table:
     cols: int
     cells: list[TableCell]
     html: str
+
+
+@dataclass(slots=True)
+class FoundTable:
+    """A table a PDF table finder found on the page's text layer, with its cells read from that layer."""
+
+    bbox: BBox
+    table: Table
+
+
+@dataclass(slots=True)
+class PageInput:
+    """A page as the tasks hand it to the engine: where to render it from and its text layer."""
+
+    key: str  # unique within a batch
+    pdf_path: str
+    page_index: int  # 0-based index in the PDF
+    width: float
+    height: float
+    text_lines: list[Line]  # the text layer, [] when the page has none
+    image_boxes: list[BBox] = field(default_factory=list)  # where raster images are drawn
+    drawing_boxes: list[BBox] = field(default_factory=list)  # boxes of drawn lines and rectangles
+    found_tables: list[FoundTable] = field(default_factory=list)  # from PyMuPDF's table finder (text layer only)
 
 
 @dataclass(slots=True)

@@ -9,6 +9,7 @@ from typing import Any
 import pymupdf
 
 from engine.types import Line, PageInput, Span
+from tasks.pdf_tables import found_tables
 
 pymupdf.TOOLS.mupdf_display_errors(False)
 pymupdf.TOOLS.mupdf_display_warnings(False)
@@ -82,18 +83,21 @@ def page_graphics(page: pymupdf.Page) -> PageGraphics:
 
 
 def page_input(page: pymupdf.Page, key: str, pdf_path: Path, graphics: PageGraphics | None = None) -> PageInput:
-    """What the engine needs of a page: its size, text layer lines, image placements and drawn lines."""
+    """What the engine needs of a page: its size, text layer lines, image placements, drawn lines and the tables
+    PyMuPDF's table finder sees in its text layer."""
     graphics = graphics or page_graphics(page)
     rect = page.rect
+    lines = text_layer_lines(page)
     return PageInput(
         key=key,
         pdf_path=str(pdf_path),
         page_index=page.number,
         width=float(rect.width),
         height=float(rect.height),
-        text_lines=text_layer_lines(page),
+        text_lines=lines,
         image_boxes=[tuple(info["bbox"]) for info in graphics.images],
         drawing_boxes=drawing_boxes(graphics.drawings),
+        found_tables=found_tables(page) if lines else [],
     )
 
 

@@ -1,6 +1,7 @@
 """Tables: regions framed by horizontal rules, structure from the ruling grid or from text alignment."""
 
 import html
+from collections import Counter
 from dataclasses import dataclass, field
 
 from engine.geometry import center_inside, mean_confidence, overlaps
@@ -13,7 +14,12 @@ MIN_SPAN_OVERLAP = 0.15  # share of a fragment's height inside a neighbouring ro
 
 
 class TableStage:
-    """Finds ruled tables, builds their cells, and takes their lines out of the page's text flow."""
+    """Finds tables, builds their cells, and takes their lines out of the page's text flow.
+
+    On a page read from its text layer, PyMuPDF's table finder (given in the input) and folio's
+    ruled-table rules both propose tables; where they overlap, the one whose cells hold more of the
+    region's text is kept, the finder's on a tie (it resolves spans, headers and borderless tables).
+    """
 
     def __call__(self, pages: list[PageState]) -> list[PageState]:
         for page in pages:
@@ -23,16 +29,46 @@ class TableStage:
                 rules = rules_from_image(page.image, page.image_scale)
             else:
                 rules = []
-            for region, region_rules in find_table_regions(rules, page.lines):
-                inside = [line for line in page.lines if _center_inside(line.bbox, region)]
-                table = build_table(region, inside, region_rules)
-                if table is None:
-                    continue
+            own = [(region, table) for region, region_rules in find_table_regions(rules, page.lines)
+                   if (table := build_table(region, _inside(page.lines, region), region_rules)) is not None]
+            found = [(item.bbox, item.table) for item in page.input.found_tables] if page.use_text_layer else []
+            for region, table in choose_tables(own, found, page.lines):
+                inside = _inside(page.lines, region)
                 page.lines = [line for line in page.lines if not _center_inside(line.bbox, region)]
                 text = " ".join(cell.text for cell in table.cells if cell.text)
                 page.blocks.append(Block(type="table", bbox=region, lines=inside, text=text, table=table,
                                          confidence=mean_confidence(inside)))
         return pages
+
+
+Candidate = tuple[BBox, Table]
+
+
+def choose_tables(own: list[Candidate], found: list[Candidate], lines: list[Line]) -> list[Candidate]:
+    """The finder's tables and folio's, one per region: of two that overlap, the one whose cells hold more of
+    the text in both their regions (the finder's when equal)."""
+    chosen = []
+    for region, table in found:
+        rivals = [(r, t) for r, t in own if overlaps(r, region)]
+        if rivals:
+            where = [line for line in lines if any(_center_inside(line.bbox, r) for r, _ in [(region, table), *rivals])]
+            if max(table_coverage(t, where) for _, t in rivals) > table_coverage(table, where):
+                continue
+        chosen.append((region, table))
+    chosen += [(r, t) for r, t in own if not any(overlaps(r, region) for region, _ in chosen)]
+    return chosen
+
+
+def table_coverage(table: Table, lines: list[Line]) -> float:
+    """The share of the lines' characters (spaces aside) that the table's cells hold."""
+    wanted = Counter(ch for line in lines for ch in line.text if not ch.isspace())
+    held = Counter(ch for cell in table.cells for ch in cell.text if not ch.isspace())
+    total = sum(wanted.values())
+    return sum((wanted & held).values()) / total if total else 1.0
+
+
+def _inside(lines: list[Line], region: BBox) -> list[Line]:
+    return [line for line in lines if _center_inside(line.bbox, region)]
 
 
 def _center_inside(box: BBox, region: BBox) -> bool:

@@ -1,0 +1,65 @@
+"""PyMuPDF's table finder as engine input: each table it finds on a page's text layer, with spans and headers.
+
+`Page.find_tables(refine=True)` gates ruled tables by PyMuPDF's layout model, adds the borderless
+tables that model finds (cells from word alignment), splits rows and columns the ruling merged,
+and resolves spans and header rows; the engine's table stage weighs its tables against its own.
+"""
+
+import re
+
+import pymupdf
+
+from engine.stages.tables import make_table
+from engine.types import BBox, FoundTable, TableCell
+
+MIN_FILLED = 2  # a "table" with fewer non-empty cells is a frame or a box around text
+_HYPHEN_BREAK = re.compile(r"(\w)-\n(?=[a-z])")
+
+
+def found_tables(page: pymupdf.Page) -> list[FoundTable]:
+    """The tables PyMuPDF finds on the page; none when the finder fails on it (the engine's own rules remain)."""
+    try:
+        tables = page.find_tables(refine=True).tables
+    except Exception:  # noqa: BLE001 - MuPDF and the layout model raise many types; the rules still run
+        return []
+    found = []
+    for table in tables:
+        cells = _cells(table)
+        rows = max((cell.row + cell.row_span for cell in cells), default=0)
+        cols = max((cell.col + cell.col_span for cell in cells), default=0)
+        if rows < 2 or cols < 2 or sum(1 for cell in cells if cell.text) < MIN_FILLED:
+            continue
+        found.append(FoundTable(bbox=_box(table.bbox), table=make_table(rows, cols, cells)))
+    return found
+
+
+def _cells(table: "pymupdf.table.Table") -> list[TableCell]:
+    """Cells with their slots: placements list, row by row, the cells that start in the row (HTML's rule)."""
+    if table.placements is None:
+        header = 0 if table.header.external else 1
+        return [TableCell(row=r, col=c, text=cell_text(text or ""), header=r < header)
+                for r, row in enumerate(table.extract()) for c, text in enumerate(row)]
+    cells: list[TableCell] = []
+    covered: set[tuple[int, int]] = set()
+    for r, row in enumerate(table.placements):
+        c = 0
+        for placement in row:
+            if placement is None:
+                continue
+            while (r, c) in covered:
+                c += 1
+            rows, cols = max(1, placement.rowspan), max(1, placement.colspan)
+            covered.update((r + i, c + j) for i in range(rows) for j in range(cols))
+            cells.append(TableCell(row=r, col=c, text=cell_text(placement.text or ""), row_span=rows, col_span=cols,
+                                   header=placement.tag == "th"))
+            c += cols
+    return cells
+
+
+def cell_text(text: str) -> str:
+    """A cell's lines as one line; a word hyphenated at a line end is joined again."""
+    return " ".join(_HYPHEN_BREAK.sub(r"\1", text).split())
+
+
+def _box(bbox: tuple[float, float, float, float]) -> BBox:
+    return tuple(float(v) for v in bbox)
