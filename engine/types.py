@@ -64,6 +64,15 @@ class Table:
 
 
 @dataclass(slots=True)
+class Region:
+    """A region a layout model found on a page, typed in folio's vocabulary."""
+
+    type: BlockType
+    bbox: BBox
+    score: float
+
+
+@dataclass(slots=True)
 class FoundTable:
     """A table a PDF table finder found on the page's text layer, with its cells read from that layer."""
 
@@ -83,7 +92,8 @@ class PageInput:
     text_lines: list[Line]  # the text layer, [] when the page has none
     image_boxes: list[BBox] = field(default_factory=list)  # where raster images are drawn
     drawing_boxes: list[BBox] = field(default_factory=list)  # boxes of drawn lines and rectangles
-    found_tables: list[FoundTable] = field(default_factory=list)  # from PyMuPDF's table finder (text layer only)
+    layout_regions: list[Region] = field(default_factory=list)  # PyMuPDF's layout model (text layer only)
+    found_tables: list[FoundTable] = field(default_factory=list)  # PyMuPDF's table finder (text layer only)
 
 
 @dataclass(slots=True)
@@ -111,15 +121,6 @@ class Block:
         """The median font size of the block's lines (0 when it has none)."""
         sizes = sorted(line.size for line in self.lines)
         return sizes[len(sizes) // 2] if sizes else 0.0
-
-
-@dataclass(slots=True)
-class Region:
-    """A region a layout model found on a page, typed in folio's vocabulary."""
-
-    type: BlockType
-    bbox: BBox
-    score: float
 
 
 @dataclass

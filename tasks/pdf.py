@@ -9,7 +9,7 @@ from typing import Any
 import pymupdf
 
 from engine.types import Line, PageInput, Span
-from tasks.pdf_tables import found_tables
+from tasks.pdf_layout import analyse_layout
 
 pymupdf.TOOLS.mupdf_display_errors(False)
 pymupdf.TOOLS.mupdf_display_warnings(False)
@@ -83,11 +83,12 @@ def page_graphics(page: pymupdf.Page) -> PageGraphics:
 
 
 def page_input(page: pymupdf.Page, key: str, pdf_path: Path, graphics: PageGraphics | None = None) -> PageInput:
-    """What the engine needs of a page: its size, text layer lines, image placements, drawn lines and the tables
-    PyMuPDF's table finder sees in its text layer."""
+    """What the engine needs of a page: its size, text layer lines, image placements, drawn lines, and the layout
+    regions and tables PyMuPDF finds in its text layer."""
     graphics = graphics or page_graphics(page)
     rect = page.rect
     lines = text_layer_lines(page)
+    regions, tables = analyse_layout(page) if lines else ([], [])
     return PageInput(
         key=key,
         pdf_path=str(pdf_path),
@@ -97,7 +98,8 @@ def page_input(page: pymupdf.Page, key: str, pdf_path: Path, graphics: PageGraph
         text_lines=lines,
         image_boxes=[tuple(info["bbox"]) for info in graphics.images],
         drawing_boxes=drawing_boxes(graphics.drawings),
-        found_tables=found_tables(page) if lines else [],
+        layout_regions=regions,
+        found_tables=tables,
     )
 
 

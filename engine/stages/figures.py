@@ -1,22 +1,45 @@
-"""Figures: raster images drawn on born-digital pages become figure blocks."""
+"""Figures on born-digital pages: raster images and the layout model's pictures, with the text drawn in them."""
 
-from engine.geometry import area
-from engine.types import Block, PageState
+from engine.geometry import area, center_inside, overlaps, union
+from engine.stages.blocks import join_lines
+from engine.types import BBox, Block, PageState
 
 MIN_AREA = 0.01  # share of the page: smaller images are logos, bullets or rules
 MAX_AREA = 0.8  # share of the page: larger images are the page itself (a scan with a text layer)
 
 
 class FigureStage:
-    """Adds a figure block for each sizeable image on a page read from its text layer."""
+    """Adds a figure block for each sizeable image or picture region on a page read from its text layer.
+
+    The text inside a figure (a diagram's labels, an annotated screenshot) is the figure's text, not
+    body paragraphs: its lines leave the page's text flow.
+    """
 
     def __call__(self, pages: list[PageState]) -> list[PageState]:
         for page in pages:
             if not page.use_text_layer:
                 continue
             page_area = page.input.width * page.input.height
-            for x0, y0, x1, y1 in page.input.image_boxes:
+            boxes = [region.bbox for region in page.input.layout_regions if region.type == "figure"]
+            boxes += [box for box in page.input.image_boxes if MIN_AREA <= area(box) / page_area <= MAX_AREA]
+            tables = [block.bbox for block in page.blocks if block.type == "table"]
+            for box in merge_overlapping(boxes):
+                if any(center_inside(table, box) for table in tables):  # a table the layout model saw as a picture
+                    continue
+                x0, y0, x1, y1 = box
                 box = (max(0.0, x0), max(0.0, y0), min(page.input.width, x1), min(page.input.height, y1))
-                if MIN_AREA <= area(box) / page_area <= MAX_AREA:
-                    page.blocks.append(Block(type="figure", bbox=box))
+                inside = [line for line in page.lines if center_inside(line.bbox, box)]
+                page.lines = [line for line in page.lines if not center_inside(line.bbox, box)]
+                page.blocks.append(Block(type="figure", bbox=box, lines=inside, text=join_lines(inside)))
         return pages
+
+
+def merge_overlapping(boxes: list[BBox]) -> list[BBox]:
+    """The boxes with every group of overlapping ones replaced by their union."""
+    merged: list[BBox] = []
+    for box in boxes:
+        while (other := next((m for m in merged if overlaps(m, box)), None)) is not None:
+            merged.remove(other)
+            box = union([box, other])
+        merged.append(box)
+    return merged

@@ -1,5 +1,5 @@
 from engine.stages.figures import FigureStage
-from engine.types import PageInput, PageState
+from engine.types import Block, Line, PageInput, PageState, Region
 
 
 def page(images, text_layer=True) -> PageState:
@@ -17,3 +17,24 @@ def test_sizeable_images_on_text_pages_become_figures():
 def test_scanned_pages_are_not_figures():
     [result] = FigureStage()([page([(0, 0, 600, 800), (100, 100, 400, 300)], text_layer=False)])
     assert result.blocks == []
+
+
+def test_picture_regions_take_the_text_drawn_in_them():
+    state = page([(120, 120, 300, 250)])
+    label = Line(text="Names the row permission", bbox=(150, 130, 280, 140), size=8)
+    body = Line(text="A column mask is a database object.", bbox=(100, 400, 500, 410), size=10)
+    state.lines = [label, body]
+    state.input.text_lines = [label, body]
+    state.input.layout_regions = [Region(type="figure", bbox=(100, 100, 400, 300), score=1.0)]
+    [result] = FigureStage()([state])
+    assert [(b.type, b.bbox, b.text) for b in result.blocks] == [("figure", (100, 100, 400, 300),
+                                                                   "Names the row permission")]
+    assert result.lines == [body]
+
+
+def test_a_table_the_layout_model_calls_a_picture_stays_a_table():
+    state = page([])
+    state.blocks = [Block(type="table", bbox=(110, 110, 390, 290))]
+    state.input.layout_regions = [Region(type="figure", bbox=(100, 100, 400, 300), score=1.0)]
+    [result] = FigureStage()([state])
+    assert [b.type for b in result.blocks] == ["table"]

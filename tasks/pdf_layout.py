@@ -1,8 +1,10 @@
-"""PyMuPDF's table finder as engine input: each table it finds on a page's text layer, with spans and headers.
+"""PyMuPDF's layout analysis as engine input: the regions its layout model finds on a page's text layer, and
+the tables its table finder builds there, with spans and headers.
 
-`Page.find_tables(refine=True)` gates ruled tables by PyMuPDF's layout model, adds the borderless
-tables that model finds (cells from word alignment), splits rows and columns the ruling merged,
-and resolves spans and header rows; the engine's table stage weighs its tables against its own.
+`Page.find_tables(refine=True)` runs the layout model, gates ruled tables by its table regions, adds
+the borderless tables it finds (cells from word alignment), splits rows and columns the ruling merged,
+and resolves spans and header rows; the engine's table stage weighs these tables against its own.
+The layout model's regions are kept from the same call (`Page.layout_information`).
 """
 
 import re
@@ -10,18 +12,30 @@ import re
 import pymupdf
 
 from engine.stages.tables import make_table
-from engine.types import BBox, FoundTable, TableCell
+from engine.types import BBox, BlockType, FoundTable, Region, TableCell
 
 MIN_FILLED = 2  # a "table" with fewer non-empty cells is a frame or a box around text
 _HYPHEN_BREAK = re.compile(r"(\w)-\n(?=[a-z])")
+LAYOUT_TYPES: dict[str, BlockType] = {  # PyMuPDF layout classes in folio's vocabulary
+    "text": "text", "title": "title", "section-header": "title", "list-item": "list_item", "caption": "caption",
+    "footnote": "footnote", "formula": "formula", "table": "table", "picture": "figure",
+    "page-header": "header", "page-footer": "footer",
+}
 
 
-def found_tables(page: pymupdf.Page) -> list[FoundTable]:
-    """The tables PyMuPDF finds on the page; none when the finder fails on it (the engine's own rules remain)."""
+def analyse_layout(page: pymupdf.Page) -> tuple[list[Region], list[FoundTable]]:
+    """The layout model's regions and the tables found on the page; none of either when PyMuPDF fails on it
+    (the engine's own rules remain)."""
     try:
         tables = page.find_tables(refine=True).tables
     except Exception:  # noqa: BLE001 - MuPDF and the layout model raise many types; the rules still run
-        return []
+        return [], []
+    regions = [Region(type=LAYOUT_TYPES[item[4]], bbox=_box(item[:4]), score=1.0)
+               for item in page.layout_information or () if item[4] in LAYOUT_TYPES]
+    return regions, _kept(tables)
+
+
+def _kept(tables: list["pymupdf.table.Table"]) -> list[FoundTable]:
     found = []
     for table in tables:
         cells = _cells(table)
