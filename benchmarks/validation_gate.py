@@ -1,10 +1,10 @@
-"""What the validation gate sees on a benchmark split: its measures per page, what it quarantines, what it costs.
+"""What the validation gate sees on a benchmark split: its measures per page, what it flags and quarantines, its cost.
 
 Runs the engine on every page of the split in batches as the flow does, then the gate on each
 batch's output, and prints: the distribution of each measure the thresholds apply to (text
 coverage of born-digital pages, ink share of rendered pages, box overshoot, thinnest box), the
-pages the gate would quarantine with their failed checks, and validation time as a share of
-engine time per batch.
+blocks the gate would repair, demote or drop and the pages it would quarantine, with their
+failed checks and what was done, and validation time as a share of engine time per batch.
 
     .venv/bin/python benchmarks/validation_gate.py [--split ../shared/bench/dev] [--batch-size 8]
 """
@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.pipeline import EngineConfig, build_pipeline  # noqa: E402
 from tasks.pdf import page_input  # noqa: E402
-from tasks.validate import batch_rows, get_validator  # noqa: E402
+from tasks.validate import batch_rows, get_validator, needs_blocks, repair_page  # noqa: E402
 
 
 def split_pages(split: Path) -> list[tuple[str, Path, int]]:
@@ -73,7 +73,9 @@ def main() -> int:
             results = pipeline(list(inputs.values()))
             tock = time.perf_counter()
             rows = batch_rows(results, inputs)
-            issues = validator(rows)
+            found = validator(rows)
+            verdicts = {result.key: repair_page(result, found[result.key], needs_blocks(result, inputs[result.key]))
+                        for result in results if result.key in found}
             kind_engine += tock - tick
             kind_validation += time.perf_counter() - tock
             for row in rows:
@@ -81,7 +83,7 @@ def main() -> int:
                     if row.get(measure) is not None:
                         kind_measures[measure].append(row[measure])
             kind_measures["ink"].extend(result.ink for result in results if result.ink is not None)
-            flagged.extend((key, found) for key, found in issues.items())
+            flagged.extend(verdicts.items())
         engine_seconds += kind_engine
         validation_seconds += kind_validation
         print(f"\n{kind}: engine {kind_engine:.1f} s, validation {kind_validation:.2f} s "
@@ -90,10 +92,13 @@ def main() -> int:
             print(f"  {measure:10s} {quantiles(values)}")
     print(f"\nall: validation {validation_seconds:.2f} s = {100 * validation_seconds / engine_seconds:.1f}% of "
           f"engine time {engine_seconds:.1f} s")
-    print(f"\npages the gate quarantines: {len(flagged)}")
-    for key, found in flagged:
-        for issue in found:
-            print(f"  {key}: {issue.check} (blocks {list(issue.blocks)}, observed {list(issue.observed)})")
+    quarantined = sum(verdict.quarantined for _, verdict in flagged)
+    print(f"\npages the gate quarantines: {quarantined}; blocks it flags on pages it keeps: "
+          f"{sum(verdict.flagged_blocks for _, verdict in flagged)}")
+    for key, verdict in flagged:
+        for issue in verdict.issues:
+            print(f"  {key}: {issue.check} (blocks {list(issue.blocks)}, observed {list(issue.observed)}): "
+                  f"{issue.action}")
     return 0
 
 

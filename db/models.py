@@ -120,7 +120,11 @@ class Page(Base):
 
 
 class PageIssue(Base):
-    """A validation check a quarantined page failed: which, on which of its blocks, with what values."""
+    """A validation check a page's output failed: which, on which block, with what values, and what was done.
+
+    A flagged block's row points at the block as stored (repaired or kept as text); a block that was
+    dropped, a renumbered reading order and the checks of a quarantined page point at no block.
+    """
 
     __tablename__ = "page_issues"
 
@@ -130,8 +134,11 @@ class PageIssue(Base):
     expectation: Mapped[str] = mapped_column(Text)  # the Great Expectations expectation behind it
     blocks: Mapped[list[int]] = mapped_column(JSONB)  # the engine's block indices; -1 is the page itself
     observed: Mapped[list[str]] = mapped_column(JSONB)  # the offending values, at most 20
+    action: Mapped[str] = mapped_column(Text)  # what was done: "page quarantined", "kept as text", "block dropped", …
+    block_id: Mapped[int | None] = mapped_column(ForeignKey("blocks.id", ondelete="SET NULL"), index=True)
 
     page: Mapped[Page] = relationship(back_populates="issues")
+    block: Mapped["Block | None"] = relationship()
 
 
 class Block(Base):

@@ -138,7 +138,8 @@ def print_summary(summary: "RunSummary", source: str) -> None:
         str(summary.files_listed), str(summary.documents_done), str(summary.documents_duplicate),
         str(summary.documents_reused), str(summary.documents_failed), str(summary.documents_quarantined),
         str(summary.pages_parsed) + (f" (+{summary.pages_failed} failed)" if summary.pages_failed else "")
-        + (f" ({summary.pages_quarantined} quarantined)" if summary.pages_quarantined else ""),
+        + (f" ({summary.pages_quarantined} quarantined)" if summary.pages_quarantined else "")
+        + (f" ({summary.blocks_flagged} blocks flagged)" if summary.blocks_flagged else ""),
         str(summary.pages_reused),
         f"{summary.seconds:.1f}", f"{summary.pages_per_second:.2f}",
     )

@@ -44,6 +44,7 @@ def parse_and_finish(run_id: int, registered: list[Registered], batch_size: int,
     parsed = reused = failed = 0
     errors: list[str] = []
     quarantined: list[tuple[int, int, str]] = []
+    flagged: list[tuple[int, int, int, str]] = []
     for future in parse_batch.map(batches):
         report = future.result(raise_on_failure=False)
         if isinstance(report, BaseException):
@@ -53,14 +54,21 @@ def parse_and_finish(run_id: int, registered: list[Registered], batch_size: int,
         reused += report.reused
         failed += report.failed
         quarantined.extend(report.quarantined)
+        flagged.extend(report.flagged)
         log.info("progress: %d/%d pages", parsed + reused + failed, total_pages)
         progress.advance(parsed + reused + failed)
-    summary = finish_task(run_id, registered, PageCounts(parsed, reused, failed, len(quarantined)), errors,
-                          time.perf_counter() - started, claim)
+    counts = PageCounts(parsed, reused, failed, len(quarantined), len(flagged),
+                        sum(blocks for _, _, blocks, _ in flagged))
+    summary = finish_task(run_id, registered, counts, errors, time.perf_counter() - started, claim)
     if quarantined:
         log.warning("%d pages quarantined by validation: see the run's quarantined-pages artifact, or "
                     "SELECT * FROM page_issues", len(quarantined))
-    publish_outcome(summary, quarantined, {item.document_id: item.file.uri for item in registered})
+    if flagged:
+        log.warning("%d pages stored with output that validation repaired (%d blocks flagged: repaired, kept as "
+                    "text or dropped; or a reading order renumbered), with their good blocks: see the run's "
+                    "flagged-blocks artifact, or SELECT * FROM page_issues WHERE action <> 'page quarantined'",
+                    len(flagged), counts.blocks_flagged)
+    publish_outcome(summary, quarantined, {item.document_id: item.file.uri for item in registered}, flagged)
     if errors:
         raise RunFailed(summary, errors)
     return summary

@@ -49,6 +49,7 @@ class BatchReport:
     engine_pages: int  # pages the engine was called on
     seconds: float
     quarantined: tuple[tuple[int, int, str], ...] = ()  # (document id, page no, failed checks) per page
+    flagged: tuple[tuple[int, int, int, str], ...] = ()  # (document id, page no, blocks flagged, failed checks)
 
 
 def make_batches(registered: list[Registered], batch_size: int, claim: Claim | None = None,
@@ -95,9 +96,13 @@ def parse_batch_pages(batch: Batch, engine: Engine, pipeline: Pipeline,
         first.setdefault(fingerprint, (ref, item))
     to_parse = [item for ref, item, fingerprint in inputs if fingerprint not in stored and first[fingerprint][0] == ref]
     results = _run_engine(pipeline, to_parse, log)
+    # a page no OCR reader could read is failed with the reason, instead of storing gibberish as its text
+    results.update({key: f"ocr: {result.untrusted}" for key, result in results.items()
+                    if isinstance(result, PageResult) and result.untrusted})
     validation_started = time.perf_counter()
-    issues = validate_results([result for result in results.values() if isinstance(result, PageResult)],
-                              {item.key: item for item in to_parse})
+    verdicts = validate_results([result for result in results.values() if isinstance(result, PageResult)],
+                                {item.key: item for item in to_parse})
+    results.update((key, verdict.result) for key, verdict in verdicts.items())  # flagged blocks repaired
     validation_seconds = time.perf_counter() - validation_started
     reused = 0
     for ref, _, fingerprint in inputs:
@@ -111,17 +116,23 @@ def parse_batch_pages(batch: Batch, engine: Engine, pipeline: Pipeline,
         reused += error is None and (origin is not None or same_as is not None)
         outcomes.append(PageOutcome(ref.document_id, ref.page_no, fingerprint, result if error is None else None,
                                     error, reused_from=origin, same_as=same_as,
-                                    issues=tuple(issues.get(original_input.key, ()))))
+                                    issues=verdicts[original_input.key].issues if original_input.key in verdicts
+                                    else ()))
     save_batch(engine, outcomes, batch.claim)
     failed = sum(1 for outcome in outcomes if outcome.result is None)
     quarantined = tuple((outcome.document_id, outcome.page_no, outcome.failed_checks)
-                        for outcome in outcomes if outcome.issues and outcome.result is not None)
+                        for outcome in outcomes if outcome.quarantined)
+    flagged = tuple((outcome.document_id, outcome.page_no, outcome.flagged_blocks, outcome.failed_checks)
+                    for outcome in outcomes
+                    if outcome.issues and outcome.result is not None and not outcome.quarantined)
     seconds = time.perf_counter() - started
-    log.info("batch %d: %d pages in %.1f s (%.2f pages/s, validation %.2f s)%s%s%s", batch.index + 1, len(outcomes),
-             seconds, len(outcomes) / seconds if seconds else 0.0, validation_seconds,
+    blocks_flagged = sum(blocks for _, _, blocks, _ in flagged)
+    log.info("batch %d: %d pages in %.1f s (%.2f pages/s, validation %.2f s)%s%s%s%s", batch.index + 1,
+             len(outcomes), seconds, len(outcomes) / seconds if seconds else 0.0, validation_seconds,
              f", {reused} reused" if reused else "", f", {failed} failed" if failed else "",
-             f", {len(quarantined)} quarantined" if quarantined else "")
-    return BatchReport(batch.index, len(outcomes), failed, reused, len(to_parse), seconds, quarantined)
+             f", {len(quarantined)} quarantined" if quarantined else "",
+             f", {blocks_flagged} blocks flagged" if blocks_flagged else "")
+    return BatchReport(batch.index, len(outcomes), failed, reused, len(to_parse), seconds, quarantined, flagged)
 
 
 def _load_pages(batch: Batch) -> tuple[list[tuple[PageRef, PageInput, str]], list[PageOutcome]]:

@@ -9,7 +9,7 @@ from db import models
 from db.session import session_scope
 from db.store import Claim, renew_claims, stored_page_numbers
 from engine.types import Block, Formula, PageResult, Table, TableCell
-from tasks.validate import Issue
+from tasks.validate import BLOCK, QUARANTINED, Issue, flagged_blocks
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,17 @@ class PageOutcome:
     error: str | None = None
     reused_from: int | None = None  # a stored page whose result this page copies
     same_as: tuple[int, int] | None = None  # (document id, page no) of a page of this batch with the same result
-    issues: tuple[Issue, ...] = ()  # validation checks the result failed: the page is quarantined
+    issues: tuple[Issue, ...] = ()  # validation checks the result failed, each with what was done about it
+
+    @property
+    def quarantined(self) -> bool:
+        """Whether validation found nothing on the page to trust: it is stored without blocks."""
+        return self.result is not None and any(issue.action == QUARANTINED for issue in self.issues)
+
+    @property
+    def flagged_blocks(self) -> int:
+        """How many of the page's blocks failed a block-level check and were repaired, demoted or dropped."""
+        return flagged_blocks(self.issues) if self.result is not None else 0
 
     @property
     def failed_checks(self) -> str:
@@ -54,9 +64,29 @@ def save_batch(engine: Engine, outcomes: list[PageOutcome], claim: Claim | None 
             original = rows.get(outcome.same_as) if outcome.same_as else None
             if original is not None and (outcome.document_id, outcome.page_no) in rows:
                 rows[outcome.document_id, outcome.page_no].reused_from = original.id
+        _copy_issues(session, {rows[outcome.document_id, outcome.page_no]: outcome.reused_from for outcome in outcomes
+                               if outcome.reused_from is not None and (outcome.document_id, outcome.page_no) in rows})
         if claim is not None:
             renew_claims(session, {outcome.document_id for outcome in outcomes}, claim)
     return written
+
+
+def _copy_issues(session: Session, copies: dict[models.Page, int]) -> None:
+    """Pages that copy a stored page's result get its issues too, each against the same block (by reading order)."""
+    if not copies:
+        return
+    found: dict[int, list[models.PageIssue]] = {}
+    for issue in session.execute(select(models.PageIssue).where(models.PageIssue.page_id.in_(set(copies.values())))
+                                 .options(selectinload(models.PageIssue.block))
+                                 .order_by(models.PageIssue.id)).scalars():
+        found.setdefault(issue.page_id, []).append(issue)
+    for page, origin in copies.items():
+        by_order = {block.reading_order: block for block in page.blocks}
+        for issue in found.get(origin, []):
+            session.add(models.PageIssue(
+                page=page, rule=issue.rule, expectation=issue.expectation, blocks=list(issue.blocks),
+                observed=list(issue.observed), action=issue.action,
+                block=by_order.get(issue.block.reading_order) if issue.block is not None else None))
 
 
 def reusable_pages(session: Session, fingerprints: set[str], engine_version: str) -> dict[str, int]:
@@ -106,15 +136,15 @@ def page_row(outcome: PageOutcome) -> models.Page:
     if result is None:
         return models.Page(document_id=outcome.document_id, page_no=outcome.page_no, status="failed",
                            error=outcome.error, fingerprint=outcome.fingerprint)
-    if outcome.issues:  # nothing of a malformed result reaches the tables but what was wrong with it
+    if outcome.quarantined:  # nothing of a result without anything to trust reaches the tables but what was wrong
         return models.Page(
             document_id=outcome.document_id, page_no=outcome.page_no, width=result.width, height=result.height,
             text_layer=result.text_layer, fingerprint=outcome.fingerprint, status="quarantined",
             error=f"failed validation: {outcome.failed_checks}",
             engine_version=result.engine_version, parse_seconds=result.seconds,
-            issues=[models.PageIssue(rule=issue.check, expectation=issue.expectation, blocks=list(issue.blocks),
-                                     observed=list(issue.observed)) for issue in outcome.issues],
+            issues=[issue_row(issue, []) for issue in outcome.issues],
         )
+    blocks = [block_row(block, result.width, result.height) for block in result.blocks]
     return models.Page(
         document_id=outcome.document_id,
         page_no=outcome.page_no,
@@ -126,8 +156,16 @@ def page_row(outcome: PageOutcome) -> models.Page:
         engine_version=result.engine_version,
         parse_seconds=result.seconds,
         reused_from=outcome.reused_from,
-        blocks=[block_row(block, result.width, result.height) for block in result.blocks],
+        blocks=blocks,
+        issues=[issue_row(issue, blocks) for issue in outcome.issues],  # flagged blocks, a renumbered order
     )
+
+
+def issue_row(issue: Issue, blocks: list[models.Block]) -> models.PageIssue:
+    """A failed check as stored: against the stored block it is about, if that block was kept."""
+    block = blocks[issue.position] if issue.scope == BLOCK and issue.position is not None else None
+    return models.PageIssue(rule=issue.check, expectation=issue.expectation, blocks=list(issue.blocks),
+                            observed=list(issue.observed), action=issue.action, block=block)
 
 
 def block_row(block: Block, width: float, height: float) -> models.Block:

@@ -31,6 +31,8 @@ class PageCounts:
     reused: int = 0
     failed: int = 0
     quarantined: int = 0  # among parsed and reused: stored without their content, failing validation
+    flagged: int = 0  # among parsed: stored with their blocks, some of which failed validation and were repaired
+    blocks_flagged: int = 0  # blocks of those pages that failed a block-level check
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,8 @@ class RunSummary:
     pages_failed: int
     seconds: float
     pages_quarantined: int = 0
+    pages_flagged: int = 0  # stored with their blocks, some repaired, demoted or dropped by validation
+    blocks_flagged: int = 0
     failures: tuple[tuple[int, str, str], ...] = ()  # (document id, file, error) of the failed documents
 
     @property
@@ -102,10 +106,13 @@ def finish(engine: Engine, run_id: int, registered: list[Registered], pages: Pag
             pages_failed=pages.failed,
             seconds=round(seconds, 3),
             pages_quarantined=pages.quarantined,
+            pages_flagged=pages.flagged,
+            blocks_flagged=pages.blocks_flagged,
             failures=tuple((item.document_id, item.file.uri, errors.get(item.document_id, "")) for item in failed),
         )
         counts = {k: v for k, v in asdict(summary).items()
-                  if k not in ("run_id", "seconds", "pages_failed", "pages_quarantined", "failures")}
+                  if k not in ("run_id", "seconds", "pages_failed", "pages_quarantined", "pages_flagged",
+                               "blocks_flagged", "failures")}
         finish_run(session, run_id, "failed" if batch_errors else "completed", counts, seconds)
     if spool is not None:  # S3 objects streamed for this run, but those a retry still needs
         for item in registered:
