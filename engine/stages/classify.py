@@ -47,6 +47,8 @@ class ClassifyStage:
                     block.type = classify(block, body, page.input.height, page.blocks)
                     if _is_layout_title(block, page.regions):
                         block.type = "title"
+                    if _is_layout_caption(block, page.regions):
+                        block.type = "caption"
             blocks = merge_formula_parts(page.blocks, body)
             if page.image is not None:
                 blocks = fit_formulas_to_ink(blocks, page.image, page.image_scale, body)
@@ -91,6 +93,13 @@ def _is_layout_title(block: Block, regions: list[Region]) -> bool:
     """An OCR'd paragraph or list item the layout model marks as a title (OCR knows no font size or weight)."""
     return block.type in ("text", "list_item") and block.confidence is not None and any(
         region.type == "title" and same_region(block.bbox, region.bbox) for region in regions
+    )
+
+
+def _is_layout_caption(block: Block, regions: list[Region]) -> bool:
+    """A paragraph, heading or list item the layout model marks as a caption (captions need not say "Figure 1:")."""
+    return block.type in ("text", "title", "list_item") and any(
+        region.type == "caption" and same_region(block.bbox, region.bbox) for region in regions
     )
 
 

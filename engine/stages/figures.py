@@ -11,8 +11,10 @@ MAX_AREA = 0.8  # share of the page: larger images are the page itself (a scan w
 class FigureStage:
     """Adds a figure block for each sizeable image or picture region on a page read from its text layer.
 
-    The text inside a figure (a diagram's labels, an annotated screenshot) is the figure's text, not
-    body paragraphs: its lines leave the page's text flow.
+    The text inside a picture region (a diagram's labels, an annotated screenshot) is the figure's text,
+    not body paragraphs: its lines leave the page's text flow, except a caption the layout model marks.
+    Text over a raster image the layout model does not call a picture (a shaded box behind a
+    paragraph) stays in the body.
     """
 
     def __call__(self, pages: list[PageState]) -> list[PageState]:
@@ -20,16 +22,20 @@ class FigureStage:
             if not page.use_text_layer:
                 continue
             page_area = page.input.width * page.input.height
-            boxes = [region.bbox for region in page.input.layout_regions if region.type == "figure"]
-            boxes += [box for box in page.input.image_boxes if MIN_AREA <= area(box) / page_area <= MAX_AREA]
+            pictures = [region.bbox for region in page.regions if region.type == "figure"]
+            captions = [region.bbox for region in page.regions if region.type == "caption"]
+            images = [box for box in page.input.image_boxes if MIN_AREA <= area(box) / page_area <= MAX_AREA]
             tables = [block.bbox for block in page.blocks if block.type == "table"]
-            for box in merge_overlapping(boxes):
+            for box in merge_overlapping(pictures + images):
                 if any(center_inside(table, box) for table in tables):  # a table the layout model saw as a picture
                     continue
                 x0, y0, x1, y1 = box
                 box = (max(0.0, x0), max(0.0, y0), min(page.input.width, x1), min(page.input.height, y1))
-                inside = [line for line in page.lines if center_inside(line.bbox, box)]
-                page.lines = [line for line in page.lines if not center_inside(line.bbox, box)]
+                inside = []
+                if any(overlaps(box, picture) for picture in pictures):  # text on a bare image is the page's
+                    inside = [line for line in page.lines if center_inside(line.bbox, box)
+                              and not any(center_inside(line.bbox, caption) for caption in captions)]
+                    page.lines = [line for line in page.lines if line not in inside]
                 page.blocks.append(Block(type="figure", bbox=box, lines=inside, text=join_lines(inside)))
         return pages
 

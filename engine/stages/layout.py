@@ -5,7 +5,8 @@ from engine.types import PageState
 
 
 class LayoutStage:
-    """Adds the layout model's regions to each rendered page; pages read from the text layer need none.
+    """Adds the layout model's regions to each rendered page; a page read from its text layer keeps the regions
+    PyMuPDF's layout model found on it (in its input).
 
     Measured on the dev split (benchmarks/layout_classes.py), the model beats folio's rules only for
     titles on scans, where font size and weight are unknown; ClassifyStage takes titles from it there.
@@ -15,9 +16,9 @@ class LayoutStage:
         self.model = model
 
     def __call__(self, pages: list[PageState]) -> list[PageState]:
-        if self.model is None:
-            return pages
         for page in pages:
-            if page.image is not None and not page.use_text_layer:
+            if page.use_text_layer:
+                page.regions = page.input.layout_regions
+            elif self.model is not None and page.image is not None:
                 page.regions = self.model(page.image, page.image_scale)
         return pages

@@ -4,12 +4,13 @@ import html
 from collections import Counter
 from dataclasses import dataclass, field
 
-from engine.geometry import center_inside, mean_confidence, overlaps
+from engine.geometry import center_inside, mean_confidence, overlaps, union
 from engine.rules import Rule, rules_from_boxes, rules_from_image
 from engine.types import BBox, Block, Line, PageState, Table, TableCell
 
 EDGE = 3.0  # points of slack when comparing rule ends and table edges
 MAX_RULE_GAP = 300.0  # points: rules further apart than this do not frame one table
+COVERAGE_STEP = 0.05  # shares of the text held that differ by less are as good as equal
 MIN_SPAN_OVERLAP = 0.15  # share of a fragment's height inside a neighbouring row that makes it span that row
 
 
@@ -17,8 +18,7 @@ class TableStage:
     """Finds tables, builds their cells, and takes their lines out of the page's text flow.
 
     On a page read from its text layer, PyMuPDF's table finder (given in the input) and folio's
-    ruled-table rules both propose tables; where they overlap, the one whose cells hold more of the
-    region's text is kept, the finder's on a tie (it resolves spans, headers and borderless tables).
+    ruled-table rules both propose tables; where they overlap, `choose_tables` keeps one of the two.
     """
 
     def __call__(self, pages: list[PageState]) -> list[PageState]:
@@ -32,7 +32,7 @@ class TableStage:
             own = [(region, table) for region, region_rules in find_table_regions(rules, page.lines)
                    if (table := build_table(region, _inside(page.lines, region), region_rules)) is not None]
             found = [(item.bbox, item.table) for item in page.input.found_tables] if page.use_text_layer else []
-            for region, table in choose_tables(own, found, page.lines):
+            for region, table in choose_tables(own, found, page.lines, rules):
                 inside = _inside(page.lines, region)
                 page.lines = [line for line in page.lines if not _center_inside(line.bbox, region)]
                 text = " ".join(cell.text for cell in table.cells if cell.text)
@@ -44,19 +44,56 @@ class TableStage:
 Candidate = tuple[BBox, Table]
 
 
-def choose_tables(own: list[Candidate], found: list[Candidate], lines: list[Line]) -> list[Candidate]:
-    """The finder's tables and folio's, one per region: of two that overlap, the one whose cells hold more of
-    the text in both their regions (the finder's when equal)."""
+def choose_tables(own: list[Candidate], found: list[Candidate], lines: list[Line],
+                  rules: list[Rule]) -> list[Candidate]:
+    """The finder's tables and folio's, one per region. Of two that overlap, the one whose cells hold clearly
+    more of the text in both regions wins; else the one nearer the rows the page shows (`shown_rows`); else
+    the one whose header spans agree with the partial rules drawn under header cells; else the finder's."""
     chosen = []
     for region, table in found:
         rivals = [(r, t) for r, t in own if overlaps(r, region)]
         if rivals:
-            where = [line for line in lines if any(_center_inside(line.bbox, r) for r, _ in [(region, table), *rivals])]
-            if max(table_coverage(t, where) for _, t in rivals) > table_coverage(table, where):
+            area = union([region, *(r for r, _ in rivals)])
+            where = [line for line in lines if _center_inside(line.bbox, area)]
+            near = [rule for rule in rules if overlaps(_widened(rule), area)]
+            shown = shown_rows(where, near), _header_span_rules(area, near)
+            best = max(rivals, key=lambda rival: _rank(rival[1], where, shown))
+            if _rank(best[1], where, shown) > _rank(table, where, shown):
                 continue
         chosen.append((region, table))
     chosen += [(r, t) for r, t in own if not any(overlaps(r, region) for region, _ in chosen)]
     return chosen
+
+
+def shown_rows(lines: list[Line], rules: list[Rule]) -> int:
+    """How many rows a table region shows: in a grid (two or more vertical rules) the bands between its
+    horizontal rules, since the ruling draws the cells; else the rows of text set in two or more columns
+    (text wrapped inside a cell adds no row, lines stacked across several columns are rows)."""
+    if sum(1 for rule in rules if not rule.horizontal) >= 2:
+        return max(1, len(_boundaries([rule.position for rule in rules if rule.horizontal])) - 1)
+    return sum(1 for row in _rows(lines) if len(row.lines) >= 2)
+
+
+def _header_span_rules(region: BBox, rules: list[Rule]) -> int:
+    """Partial rules above the first full-width inner rule: each underlines a header cell spanning columns."""
+    horizontal = [r for r in rules if r.horizontal and region[1] + EDGE < r.position < region[3] - EDGE]
+    full = [r.position for r in horizontal if r.x0 <= region[0] + EDGE and r.x1 >= region[2] - EDGE]
+    if not full:
+        return 0
+    return sum(1 for r in horizontal if r.position < min(full) and (r.x0 > region[0] + EDGE or r.x1 < region[2] - EDGE))
+
+
+def _rank(table: Table, lines: list[Line], shown: tuple[int, int]) -> tuple[int, int, int]:
+    """Higher is better: text held (in steps of COVERAGE_STEP), nearness to the rows shown, then to the header
+    spans the rules show."""
+    rows, spans = shown
+    spanning = sum(1 for cell in table.cells if cell.header and cell.col_span > 1)
+    return round(table_coverage(table, lines) / COVERAGE_STEP), -abs(table.rows - rows), -abs(spanning - spans)
+
+
+def _widened(rule: Rule) -> BBox:
+    """A rule's box, given EDGE points of thickness so that it can overlap a region."""
+    return rule.x0 - EDGE, rule.y0 - EDGE, rule.x1 + EDGE, rule.y1 + EDGE
 
 
 def table_coverage(table: Table, lines: list[Line]) -> float:
@@ -246,7 +283,8 @@ def _grid_cells(region: BBox, lines: list[Line], rules: list[Rule]) -> Table | N
 def _aligned_cells(region: BBox, lines: list[Line], rules: list[Rule]) -> Table | None:
     """Cells of a table ruled only horizontally: rows from text baselines, columns from alignment."""
     rows, placed = _row_assignments(lines)
-    inner = [r for r in rules if r.horizontal and region[1] + EDGE < r.position < region[3] - EDGE]
+    inner = sorted((r for r in rules if r.horizontal and region[1] + EDGE < r.position < region[3] - EDGE),
+                   key=lambda r: r.position)
     full_inner = [r for r in inner if r.x0 <= region[0] + EDGE and r.x1 >= region[2] - EDGE]
     header_rows = sum(1 for row in rows if full_inner and row.center < full_inner[0].position) or 1
     header_rows = min(header_rows, max(1, len(rows) - 1))

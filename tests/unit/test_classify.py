@@ -123,3 +123,15 @@ def test_an_ocr_block_the_layout_model_calls_a_title_is_a_title():
                                      text_lines=[]), blocks=body + [heading, typed], regions=regions)
     ClassifyStage()([page])
     assert [b.type for b in page.blocks] == ["text", "title", "text"]
+
+
+def test_a_block_the_layout_model_marks_as_a_caption_is_a_caption():
+    line = Line(text="Example 3-10 Activating RCAC on the EMPLOYEES table", bbox=(137, 292, 375, 300), size=8)
+    body = Line(text="Now that you have created the row permission and the two column masks, RCAC must be activated.",
+                bbox=(137, 229, 547, 239), size=10)
+    state = PageState(input=PageInput(key="p", pdf_path="", page_index=0, width=612, height=792, text_lines=[]))
+    state.blocks = [Block(type="text", bbox=line.bbox, lines=[line], text=line.text),
+                    Block(type="text", bbox=body.bbox, lines=[body], text=body.text)]
+    state.regions = [Region(type="caption", bbox=(137, 291, 375, 300), score=1.0)]
+    [result] = ClassifyStage()([state])
+    assert [b.type for b in result.blocks] == ["caption", "text"]

@@ -25,7 +25,7 @@ def test_picture_regions_take_the_text_drawn_in_them():
     body = Line(text="A column mask is a database object.", bbox=(100, 400, 500, 410), size=10)
     state.lines = [label, body]
     state.input.text_lines = [label, body]
-    state.input.layout_regions = [Region(type="figure", bbox=(100, 100, 400, 300), score=1.0)]
+    state.regions = [Region(type="figure", bbox=(100, 100, 400, 300), score=1.0)]
     [result] = FigureStage()([state])
     assert [(b.type, b.bbox, b.text) for b in result.blocks] == [("figure", (100, 100, 400, 300),
                                                                    "Names the row permission")]
@@ -35,6 +35,26 @@ def test_picture_regions_take_the_text_drawn_in_them():
 def test_a_table_the_layout_model_calls_a_picture_stays_a_table():
     state = page([])
     state.blocks = [Block(type="table", bbox=(110, 110, 390, 290))]
-    state.input.layout_regions = [Region(type="figure", bbox=(100, 100, 400, 300), score=1.0)]
+    state.regions = [Region(type="figure", bbox=(100, 100, 400, 300), score=1.0)]
     [result] = FigureStage()([state])
     assert [b.type for b in result.blocks] == ["table"]
+
+
+def test_text_over_an_image_that_is_no_picture_stays_in_the_body():
+    state = page([(100, 100, 400, 300)])
+    box_text = Line(text="A summary set on a shaded background.", bbox=(110, 110, 390, 120), size=10)
+    state.lines = [box_text]
+    state.regions = [Region(type="text", bbox=(105, 105, 395, 125), score=1.0)]
+    [result] = FigureStage()([state])
+    assert [(b.type, b.text) for b in result.blocks] == [("figure", "")]
+    assert result.lines == [box_text]
+
+
+def test_a_caption_inside_an_image_box_stays_a_caption():
+    state = page([(100, 100, 400, 320)])
+    caption = Line(text="Figure 3-11 Selecting the table", bbox=(100, 305, 300, 315), size=8)
+    state.lines = [caption]
+    state.regions = [Region(type="figure", bbox=(100, 100, 400, 300), score=1.0),
+                     Region(type="caption", bbox=(100, 304, 300, 316), score=1.0)]
+    [result] = FigureStage()([state])
+    assert result.lines == [caption]

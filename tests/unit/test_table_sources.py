@@ -1,0 +1,111 @@
+"""Tables on born-digital pages the tests draw, through PyMuPDF's table finder and folio's rules."""
+
+from pathlib import Path
+
+import pymupdf
+
+from engine.rules import Rule
+from engine.stages.tables import TableStage, choose_tables, make_table, shown_rows
+from engine.stages.text_layer import TextLayerStage
+from engine.types import Line, PageState, TableCell
+from tasks.pdf import page_input
+
+PROSE = ("The harbour board met four times in the year under review. Its accounts are summarised below, with the "
+         "tonnage landed at each quay and the dues collected, as reported by the harbour master.")
+BODY = [("Central Library", "120,390", "200,942", "98,952", "175,028"),
+        ("Market Street", "131,726", "209,277", "213,752", "75,749"),
+        ("Northgate", "240,757", "40,886", "40,565", "137,641")]
+
+
+def tables_of(path: Path) -> list:
+    with pymupdf.open(path) as document:
+        item = page_input(document[0], "page", path)
+    [page] = TableStage()(TextLayerStage()([PageState(input=item)]))
+    return [block.table for block in page.blocks if block.type == "table"]
+
+
+def rows_of(table) -> list[list[tuple[str, int, bool]]]:
+    return [[(c.text, c.col_span, c.header) for c in table.cells if c.row == r] for r in range(table.rows)]
+
+
+def test_borderless_table_aligned_by_whitespace(tmp_path):
+    document = pymupdf.open()
+    page = document.new_page()
+    page.insert_textbox(pymupdf.Rect(72, 72, 540, 140), PROSE, fontsize=10)
+    rows = [("Quay", "Vessels", "Tonnage", "Dues"), ("North Quay", "112", "48,210", "9,640"),
+            ("South Quay", "87", "31,005", "6,201"), ("Coal Wharf", "45", "72,118", "14,423"),
+            ("Total", "244", "151,333", "30,264")]
+    for r, row in enumerate(rows):
+        for x, cell in zip((72, 220, 320, 420), row):
+            page.insert_text((x, 170 + r * 16), cell, fontsize=10, fontname="hebo" if r == 0 else "helv")
+    page.insert_textbox(pymupdf.Rect(72, 280, 540, 340), PROSE, fontsize=10)
+    document.save(tmp_path / "borderless.pdf")
+    [table] = tables_of(tmp_path / "borderless.pdf")
+    assert [[text for text, _, _ in row] for row in rows_of(table)] == [list(row) for row in rows]
+    assert all(header for _, _, header in rows_of(table)[0]) and not any(h for _, _, h in rows_of(table)[1])
+
+
+def test_booktabs_table_with_a_two_level_spanned_header(tmp_path):
+    document = pymupdf.open()
+    page = document.new_page()
+    page.insert_textbox(pymupdf.Rect(72, 72, 540, 140), PROSE, fontsize=10)
+    top = 160
+    page.draw_line((72, top), (520, top), width=1)
+    page.insert_text((80, top + 22), "Branch", fontsize=10, fontname="hebo")
+    page.insert_text((260, top + 12), "1995", fontsize=10, fontname="hebo")
+    page.insert_text((420, top + 12), "1996", fontsize=10, fontname="hebo")
+    page.draw_line((220, top + 16), (360, top + 16), width=0.5)
+    page.draw_line((380, top + 16), (520, top + 16), width=0.5)
+    for x, label in zip((224, 304, 384, 464), ("Loans", "Visits", "Loans", "Visits")):
+        page.insert_text((x, top + 28), label, fontsize=10, fontname="hebo")
+    page.draw_line((72, top + 33), (520, top + 33), width=0.5)
+    for r, row in enumerate(BODY):
+        for x, cell in zip((80, 224, 304, 384, 464), row):
+            page.insert_text((x, top + 48 + r * 15), cell, fontsize=10)
+    page.draw_line((72, top + 90), (520, top + 90), width=1)
+    page.insert_textbox(pymupdf.Rect(72, 300, 540, 360), PROSE, fontsize=10)
+    document.save(tmp_path / "booktabs.pdf")
+    [table] = tables_of(tmp_path / "booktabs.pdf")
+    rows = rows_of(table)
+    assert [(text, span) for text, span, _ in rows[0] if text] == [("1995", 2), ("1996", 2)]
+    assert [text for text, _, _ in rows[1] if text] == ["Branch", "Loans", "Visits", "Loans", "Visits"] or \
+        [text for text, _, _ in rows[1] if text] == ["Loans", "Visits", "Loans", "Visits"]
+    assert all(header for row in rows[:2] for _, _, header in row)
+    assert [[text for text, _, _ in row] for row in rows[2:]] == [list(row) for row in BODY]
+
+
+def line(text: str, x0: float, y0: float, x1: float) -> Line:
+    return Line(text=text, bbox=(x0, y0, x1, y0 + 8), size=8)
+
+
+def flat(rows: list[list[str]]) -> object:
+    cells = [TableCell(row=r, col=c, text=t) for r, row in enumerate(rows) for c, t in enumerate(row)]
+    return make_table(len(rows), max(len(row) for row in rows), cells)
+
+
+def test_stacked_lines_in_several_columns_are_rows_but_wrapped_text_is_not():
+    stacked = [line("Centre", 100, 100, 140), line("12", 200, 100, 220), line("Market", 100, 112, 140),
+               line("7", 200, 112, 220)]
+    wrapped = [line("USAGE", 100, 100, 140), line("Usage setting of the", 200, 100, 300),
+               line("function.", 200, 112, 240)]
+    assert shown_rows(stacked, []) == 2
+    assert shown_rows(wrapped, []) == 1
+
+
+def test_in_a_ruled_grid_the_rules_draw_the_rows():
+    lines = [line("OTSL", 100, 102, 140), line("0.965", 200, 102, 230), line("HTML", 100, 112, 140),
+             line("0.969", 200, 112, 230)]
+    grid = [Rule(90, 100, 300, 100), Rule(90, 125, 300, 125), Rule(180, 100, 180, 125), Rule(250, 100, 250, 125)]
+    assert shown_rows(lines, grid) == 1
+
+
+def test_overlapping_tables_one_kept_by_the_rows_the_page_shows():
+    region = (90.0, 95.0, 300.0, 130.0)
+    lines = [line("Centre", 100, 100, 140), line("12", 200, 100, 220), line("Market", 100, 112, 140),
+             line("7", 200, 112, 220)]
+    merged = flat([["Centre Market", "12 7"]])
+    per_line = flat([["Centre", "12"], ["Market", "7"]])
+    assert choose_tables([(region, per_line)], [(region, merged)], lines, []) == [(region, per_line)]
+    assert choose_tables([(region, merged)], [(region, per_line)], lines, []) == [(region, per_line)]
+    missing_text = flat([["Centre", ""], ["", ""]])
+    assert choose_tables([(region, missing_text)], [(region, merged)], lines, []) == [(region, merged)]
