@@ -97,3 +97,14 @@ def test_a_table_never_covers_a_slot_twice():
              for c in range(cell.col, cell.col + cell.col_span)]
     assert sorted(slots) == [(r, c) for r in range(3) for c in range(2)]
     assert next(cell for cell in table.cells if cell.row == 0 and cell.col == 0).text == "a b"
+
+
+def test_booktabs_rows_without_inner_rules_stay_one_per_line():
+    lines = [text("Name", 110, 102, 150, bold=True), text("Total", 260, 102, 290, bold=True),
+             text("Alpha", 110, 118, 140), text("12", 260, 118, 290),
+             text("Beta", 110, 128, 140), text("7", 260, 128, 290)]
+    rules = [hrule(100), hrule(114), hrule(140)]
+    [(region, members)] = find_table_regions(rules, lines)
+    table = build_table(region, lines, members)
+    assert [[c.text for c in table.cells if c.row == r] for r in range(table.rows)] == [
+        ["Name", "Total"], ["Alpha", "12"], ["Beta", "7"]]
