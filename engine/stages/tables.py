@@ -6,10 +6,12 @@ from dataclasses import dataclass, field
 
 from engine.geometry import center_inside, mean_confidence, overlaps, union
 from engine.rules import Rule, rules_from_boxes, rules_from_image
-from engine.types import BBox, Block, Line, PageState, Table, TableCell
+from engine.types import BBox, Block, Line, PageState, Region, Table, TableCell
 
 EDGE = 3.0  # points of slack when comparing rule ends and table edges
 MAX_RULE_GAP = 300.0  # points: rules further apart than this do not frame one table
+MIN_LAYOUT_SCORE = 0.5  # layout-model table regions scored lower are too often figures or text
+MIN_COLUMN_ROWS = 0.3  # share of a layout table region's rows that must hold two or more pieces of text
 COVERAGE_STEP = 0.05  # shares of the text held that differ by less are as good as equal
 MIN_SPAN_OVERLAP = 0.15  # share of a fragment's height inside a neighbouring row that makes it span that row
 
@@ -17,8 +19,9 @@ MIN_SPAN_OVERLAP = 0.15  # share of a fragment's height inside a neighbouring ro
 class TableStage:
     """Finds tables, builds their cells, and takes their lines out of the page's text flow.
 
-    On a page read from its text layer, PyMuPDF's table finder (given in the input) and folio's
-    ruled-table rules both propose tables; where they overlap, `choose_tables` keeps one of the two.
+    folio's ruled-table rules propose tables, and so does a finder: on a page read from its text layer
+    PyMuPDF's table finder (given in the input), on a rendered page the layout model's table regions,
+    structured by `layout_tables`; where two overlap, `choose_tables` keeps one of them.
     """
 
     def __call__(self, pages: list[PageState]) -> list[PageState]:
@@ -31,7 +34,10 @@ class TableStage:
                 rules = []
             own = [(region, table) for region, region_rules in find_table_regions(rules, page.lines)
                    if (table := build_table(region, _inside(page.lines, region), region_rules)) is not None]
-            found = [(item.bbox, item.table) for item in page.input.found_tables] if page.use_text_layer else []
+            if page.use_text_layer:
+                found = [(item.bbox, item.table) for item in page.input.found_tables]
+            else:
+                found = layout_tables(page.regions, page.lines, rules)
             for region, table in choose_tables(own, found, page.lines, rules):
                 inside = _inside(page.lines, region)
                 page.lines = [line for line in page.lines if not _center_inside(line.bbox, region)]
@@ -42,6 +48,27 @@ class TableStage:
 
 
 Candidate = tuple[BBox, Table]
+
+
+def layout_tables(regions: list[Region], lines: list[Line], rules: list[Rule]) -> list[Candidate]:
+    """Tables in the layout model's table regions of a rendered page: cells from the rules detected in the
+    region and the alignment of the OCR'd lines, the box drawn tight around them; a region whose text does
+    not look tabular (a figure the model took for a table) gives none."""
+    found: list[Candidate] = []
+    for region in sorted((r for r in regions if r.type == "table" and r.score >= MIN_LAYOUT_SCORE),
+                         key=lambda r: -r.score):
+        inside = _inside(lines, region.bbox)
+        if not inside or any(overlaps(region.bbox, other) for other, _ in found):
+            continue
+        members = [rule for rule in rules if center_inside(_widened(rule), region.bbox)]
+        box = tuple(float(v) for v in union([line.bbox for line in inside] + [(r.x0, r.y0, r.x1, r.y1)
+                                                                               for r in members]))
+        if not _has_columns(inside):
+            continue
+        table = build_table(box, inside, members)
+        if table is not None:
+            found.append((box, table))
+    return found
 
 
 def choose_tables(own: list[Candidate], found: list[Candidate], lines: list[Line],
@@ -178,6 +205,14 @@ def _looks_tabular(lines: list[Line], region: BBox) -> bool:
     return multi >= 0.5 * len(rows) and wide <= 1
 
 
+def _has_columns(lines: list[Line]) -> bool:
+    """Two or more rows of text in two or more columns, and at least MIN_COLUMN_ROWS of all rows (the rest may be
+    text wrapped inside cells)."""
+    rows = _rows(lines)
+    multi = sum(1 for row in rows if len(row.lines) >= 2)
+    return multi >= 2 and multi >= MIN_COLUMN_ROWS * len(rows)
+
+
 # -- structure
 
 
@@ -234,11 +269,16 @@ def _boundaries(positions: list[float], tolerance: float = 2.0) -> list[float]:
 
 
 def _grid_cells(region: BBox, lines: list[Line], rules: list[Rule]) -> Table | None:
-    """Cells of a fully ruled table: slots of the rule grid, merged where a rule is missing."""
+    """Cells of a ruled table: slots of the rule grid (two or more column rules; the outer sides may be open),
+    merged where a rule is missing."""
     xs = _boundaries([r.position for r in rules if not r.horizontal])
     ys = _boundaries([r.position for r in rules if r.horizontal])
-    if len(xs) < 3 or len(ys) < 3 or xs[0] > region[0] + EDGE or xs[-1] < region[2] - EDGE:
+    if len(xs) < 2 or len(ys) < 3:
         return None
+    if xs[0] > region[0] + EDGE:  # open sides: the table's edges bound the outer columns
+        xs.insert(0, region[0])
+    if xs[-1] < region[2] - EDGE:
+        xs.append(region[2])
     n_rows, n_cols = len(ys) - 1, len(xs) - 1
     parent = list(range(n_rows * n_cols))
 

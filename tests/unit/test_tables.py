@@ -1,6 +1,6 @@
 from engine.rules import Rule, merge_rules, rules_from_boxes
-from engine.stages.tables import _extend_row_headers, build_table, find_table_regions, make_table
-from engine.types import Line, TableCell
+from engine.stages.tables import _extend_row_headers, build_table, find_table_regions, layout_tables, make_table
+from engine.types import Line, Region, TableCell
 
 
 def text(value: str, x0: float, y0: float, x1: float, bold: bool = False) -> Line:
@@ -108,3 +108,37 @@ def test_booktabs_rows_without_inner_rules_stay_one_per_line():
     table = build_table(region, lines, members)
     assert [[c.text for c in table.cells if c.row == r] for r in range(table.rows)] == [
         ["Name", "Total"], ["Alpha", "12"], ["Beta", "7"]]
+
+
+def test_a_grid_with_open_sides_is_read_by_its_rules():
+    """Column rules inside the table, none on its outer sides: the ruled bands are the rows, lines stacked in a
+    cell stay in it."""
+    lines = [
+        text("Model", 110, 102, 150, bold=True), text("TEDS", 260, 102, 290, bold=True),
+        text("Time", 340, 102, 370, bold=True),
+        text("OTSL", 110, 118, 140), text("0.965", 260, 118, 290), text("2.73", 340, 118, 370),
+        text("HTML", 110, 128, 140), text("0.969", 260, 128, 290), text("5.39", 340, 128, 370),
+        text("OTSL", 110, 142, 140), text("0.938", 260, 142, 290), text("1.97", 340, 142, 370),
+    ]
+    rules = [hrule(100), hrule(114), hrule(139), hrule(153), vrule(200, 100, 153), vrule(320, 100, 153)]
+    [(region, members)] = find_table_regions(rules, lines)
+    table = build_table(region, lines, members)
+    assert (table.rows, table.cols) == (3, 3)
+    assert [[c.text for c in table.cells if c.row == r] for r in range(3)] == [
+        ["Model", "TEDS", "Time"], ["OTSL HTML", "0.965 0.969", "2.73 5.39"], ["OTSL", "0.938", "1.97"]]
+
+
+def test_layout_table_regions_on_scans_are_structured_from_the_ocr_lines():
+    lines = [text("Column name", 110, 100, 170), text("Data type", 200, 100, 250), text("Description", 280, 100, 340),
+             text("USAGE", 110, 114, 140), text("VARCHAR(7)", 200, 114, 250), text("Usage setting:", 280, 114, 340),
+             text("ALLOWED: the user may use it.", 280, 124, 390),
+             text("USER_TYPE", 110, 138, 160), text("VARCHAR(5)", 200, 138, 250),
+             text("Type of profile", 280, 138, 350)]
+    [(box, table)] = layout_tables([Region(type="table", bbox=(100, 95, 400, 150), score=0.9)], lines, [])
+    assert box == (110, 100, 390, 146)
+    assert [[c.text for c in table.cells if c.row == r] for r in range(table.rows)][0] == \
+        ["Column name", "Data type", "Description"]
+    prose = [text("A column mask is a database object that manifests a column value access control rule.", 110, y,
+                  390) for y in (100, 112, 124)]
+    assert layout_tables([Region(type="table", bbox=(100, 95, 400, 150), score=0.9)], prose, []) == []
+    assert layout_tables([Region(type="table", bbox=(100, 95, 400, 150), score=0.3)], lines, []) == []
