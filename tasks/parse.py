@@ -95,10 +95,7 @@ def parse_batch_pages(batch: Batch, engine: Engine, pipeline: Pipeline,
     for ref, item, fingerprint in inputs:
         first.setdefault(fingerprint, (ref, item))
     to_parse = [item for ref, item, fingerprint in inputs if fingerprint not in stored and first[fingerprint][0] == ref]
-    results = _run_engine(pipeline, to_parse, log)
-    # a page no OCR reader could read is failed with the reason, instead of storing gibberish as its text
-    results.update({key: f"ocr: {result.untrusted}" for key, result in results.items()
-                    if isinstance(result, PageResult) and result.untrusted})
+    results = fail_unread_pages(_run_engine(pipeline, to_parse, log))
     validation_started = time.perf_counter()
     verdicts = validate_results([result for result in results.values() if isinstance(result, PageResult)],
                                 {item.key: item for item in to_parse})
@@ -133,6 +130,12 @@ def parse_batch_pages(batch: Batch, engine: Engine, pipeline: Pipeline,
              f", {len(quarantined)} quarantined" if quarantined else "",
              f", {blocks_flagged} blocks flagged" if blocks_flagged else "")
     return BatchReport(batch.index, len(outcomes), failed, reused, len(to_parse), seconds, quarantined, flagged)
+
+
+def fail_unread_pages(results: dict[str, PageResult | str]) -> dict[str, PageResult | str]:
+    """A page no OCR reader could read becomes a failure with the engine's reason, not gibberish stored as text."""
+    return {key: f"ocr: {result.untrusted}" if isinstance(result, PageResult) and result.untrusted else result
+            for key, result in results.items()}
 
 
 def _load_pages(batch: Batch) -> tuple[list[tuple[PageRef, PageInput, str]], list[PageOutcome]]:

@@ -1,17 +1,29 @@
-"""OCR of pages without a usable text layer: render, detect lines, recognize them, all batched."""
+"""OCR of pages without a usable text layer: render, detect lines, recognize them, all batched.
+
+A whole page OCR'd whose text fails the trust measure (engine/ocr/trust.py: a script the
+recognizer's dictionary lacks) is read again by the script fallback (Tesseract); if that cannot
+read it either, the page gets no OCR text and says why in `untrusted`.
+"""
+
+import logging
 
 import pymupdf
 
 from engine.geometry import center_inside
 from engine.mathiness import text_math_share
 from engine.ocr.detector import Detection, TextDetector, crop_line
+from engine.ocr.fallback import ScriptFallback
 from engine.ocr.recognizer import TextRecognizer
+from engine.ocr.tesseract import ReadLine
+from engine.ocr.trust import MIN_CONFIDENCE, Trust, measure
 from engine.render import render_page, render_scale
 from engine.types import Line, PageState
 
 BLANK_STD = 2.0  # a render whose grey levels vary less than this has nothing to read
-MIN_CONFIDENCE = 0.5  # recognized lines below this are noise (specks, rules, stamps)
 LINE_TO_FONT_SIZE = 0.7  # a detected line box is about this much taller than the font size
+WORD_TO_FONT_SIZE = 1.1  # Tesseract's word boxes hug the glyphs: a Hangul syllable is about 0.9 em high
+
+log = logging.getLogger(__name__)
 
 
 class PageRenderer:
@@ -39,10 +51,12 @@ class PageRenderer:
 class OcrStage:
     """Reads what the text-layer stage could not: whole pages, or image regions on a page."""
 
-    def __init__(self, renderer: PageRenderer, detector: TextDetector, recognizer: TextRecognizer):
+    def __init__(self, renderer: PageRenderer, detector: TextDetector, recognizer: TextRecognizer,
+                 fallback: ScriptFallback | None = None):
         self.renderer = renderer
         self.detector = detector
         self.recognizer = recognizer
+        self.fallback = fallback or ScriptFallback(None)
 
     def __call__(self, pages: list[PageState]) -> list[PageState]:
         todo = [page for page in pages if page.ocr_regions]
@@ -57,10 +71,31 @@ class OcrStage:
                 if _wanted(page, detection):
                     crops.append(crop_line(page.image, detection.quad))
                     owners.append((page, detection))
+        readings: dict[int, list[tuple[str, float, Detection]]] = {id(page): [] for page in inked}
         for (text, confidence), (page, detection) in zip(self.recognizer(crops), owners):
-            if text and confidence >= MIN_CONFIDENCE:
-                page.lines.append(_line_in_points(text, confidence, detection, page.image_scale))
+            readings[id(page)].append((text, confidence, detection))
+        for page in inked:
+            found = readings[id(page)]
+            trust = measure((text, confidence, detection.box) for text, confidence, detection in found)
+            if not page.use_text_layer and not trust.trusted:  # judged on whole pages only, not on pictures
+                self._read_again(page, trust)
+                continue
+            page.lines.extend(_line_in_points(text, confidence, detection, page.image_scale)
+                              for text, confidence, detection in found if text and confidence >= MIN_CONFIDENCE)
         return pages
+
+    def _read_again(self, page: PageState, trust: Trust) -> None:
+        reading = self.fallback(page.image, round(72 * page.image_scale), trust)
+        if reading.reason is not None:
+            log.info("page %s: %s", page.input.key, reading.reason)
+            page.untrusted = reading.reason
+            return
+        log.info("page %s: PP-OCR text untrusted (%s); read with Tesseract %s (%s)", page.input.key,
+                 trust.describe(), reading.language, reading.trust.describe())
+        for line in reading.lines:
+            converted = _tight_line_in_points(line, page.image_scale)
+            if any(center_inside(converted.bbox, region) for region in page.ocr_regions):
+                page.lines.append(converted)
 
 
 def _in_points(detection: Detection, scale: float) -> tuple[float, float, float, float]:
@@ -78,3 +113,9 @@ def _wanted(page: PageState, detection: Detection) -> bool:
 def _line_in_points(text: str, confidence: float, detection: Detection, scale: float) -> Line:
     return Line(text=text, bbox=_in_points(detection, scale), size=LINE_TO_FONT_SIZE * detection.line_height / scale,
                 confidence=confidence, math=text_math_share(text))
+
+
+def _tight_line_in_points(line: ReadLine, scale: float) -> Line:
+    bbox = tuple(float(v) / scale for v in line.box)
+    return Line(text=line.text, bbox=bbox, size=WORD_TO_FONT_SIZE * line.word_height / scale,
+                confidence=line.confidence, math=text_math_share(line.text))

@@ -6,6 +6,8 @@ def test_ocr_text_math_share():
     assert text_math_share("F = q (E + v × B)") > 0.8
     assert text_math_share("cos2 α + sin2 α = 1") > 0.8
     assert text_math_share("The harbour ledgers were scanned.") < 0.1
+    assert text_math_share("보험회사에서 그동안 판매했거나 (WHO)") < 0.2  # Hangul syllables are not lone variables
+    assert text_math_share("政府决定在明年支持全国各地区的小型企业发展") == 0.0
 
 
 def test_prose_words_ignore_function_names():
