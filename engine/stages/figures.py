@@ -13,8 +13,9 @@ class FigureStage:
 
     The text inside a picture region (a diagram's labels, an annotated screenshot) is the figure's text,
     not body paragraphs: its lines leave the page's text flow, except a caption the layout model marks.
-    Text over a raster image the layout model does not call a picture (a shaded box behind a
-    paragraph) stays in the body.
+    On a raster image that is no picture region, text the layout model leaves out of all its regions (a
+    chart's labels) is the figure's too, while text in one of its text regions (a shaded box behind a
+    paragraph) stays in the body; without layout regions the text stays in the body.
     """
 
     def __call__(self, pages: list[PageState]) -> list[PageState]:
@@ -24,6 +25,7 @@ class FigureStage:
             page_area = page.input.width * page.input.height
             pictures = [region.bbox for region in page.regions if region.type == "figure"]
             captions = [region.bbox for region in page.regions if region.type == "caption"]
+            textual = [region.bbox for region in page.regions if region.type not in ("figure", "table")]
             images = [box for box in page.input.image_boxes if MIN_AREA <= area(box) / page_area <= MAX_AREA]
             tables = [block.bbox for block in page.blocks if block.type == "table"]
             for box in merge_overlapping(pictures + images):
@@ -31,11 +33,14 @@ class FigureStage:
                     continue
                 x0, y0, x1, y1 = box
                 box = (max(0.0, x0), max(0.0, y0), min(page.input.width, x1), min(page.input.height, y1))
-                inside = []
-                if any(overlaps(box, picture) for picture in pictures):  # text on a bare image is the page's
-                    inside = [line for line in page.lines if center_inside(line.bbox, box)
-                              and not any(center_inside(line.bbox, caption) for caption in captions)]
-                    page.lines = [line for line in page.lines if line not in inside]
+                if any(overlaps(box, picture) for picture in pictures):
+                    kept_out: list[BBox] | None = captions
+                else:  # a bare image: its text is the page's where the layout model sees text, or sees nothing
+                    kept_out = textual if page.regions else None
+                inside = [] if kept_out is None else [
+                    line for line in page.lines
+                    if center_inside(line.bbox, box) and not any(center_inside(line.bbox, k) for k in kept_out)]
+                page.lines = [line for line in page.lines if line not in inside]
                 page.blocks.append(Block(type="figure", bbox=box, lines=inside, text=join_lines(inside)))
         return pages
 

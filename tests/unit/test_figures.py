@@ -58,3 +58,22 @@ def test_a_caption_inside_an_image_box_stays_a_caption():
                      Region(type="caption", bbox=(100, 304, 300, 316), score=1.0)]
     [result] = FigureStage()([state])
     assert result.lines == [caption]
+
+
+def test_labels_on_a_chart_image_outside_every_layout_region_belong_to_the_figure():
+    state = page([(100, 100, 400, 300)])
+    label = Line(text="community park", bbox=(150, 250, 220, 260), size=8)
+    body = Line(text="Lorem ipsum dolor sit amet.", bbox=(100, 400, 500, 410), size=10)
+    state.lines = [label, body]
+    state.regions = [Region(type="text", bbox=(95, 395, 505, 415), score=1.0)]
+    [result] = FigureStage()([state])
+    assert [(b.type, b.text) for b in result.blocks] == [("figure", "community park")]
+    assert result.lines == [body]
+
+
+def test_without_layout_regions_text_over_an_image_stays_in_the_body():
+    state = page([(100, 100, 400, 300)])
+    label = Line(text="community park", bbox=(150, 250, 220, 260), size=8)
+    state.lines = [label]
+    [result] = FigureStage()([state])
+    assert result.lines == [label]
