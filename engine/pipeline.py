@@ -19,6 +19,7 @@ from engine.stages.blocks import BlockStage
 from engine.stages.classify import ClassifyStage
 from engine.stages.figures import FigureStage
 from engine.stages.formulas import FormulaStage
+from engine.stages.furniture import FurnitureStage
 from engine.stages.layout import LayoutStage
 from engine.stages.ocr import OcrStage, PageRenderer
 from engine.stages.reading_order import ReadingOrderStage
@@ -95,5 +96,5 @@ def build_pipeline(config: EngineConfig = EngineConfig()) -> Pipeline:
     layout = LayoutStage(CdlaLayout(models["layout"]) if models["layout"] else None)
     formulas = FormulaStage(models["formula"])
     stages = [TextLayerStage(), ocr, layout, TableStage(), FigureStage(), BlockStage(), ClassifyStage(), formulas,
-              ReadingOrderStage()]
+              FurnitureStage(), ReadingOrderStage()]
     return Pipeline(stages, models, {role: why for role, why in missing.items() if models[role] is None})

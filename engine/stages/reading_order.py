@@ -24,8 +24,9 @@ def reading_order(blocks: list[Block], page_height: float) -> list[Block]:
     def center_y(block: Block) -> float:
         return (block.bbox[1] + block.bbox[3]) / 2
 
-    top = [b for b in blocks if b.type in TOP_MARGIN_TYPES and center_y(b) < middle]
-    bottom = [b for b in blocks if b.type in BOTTOM_MARGIN_TYPES and center_y(b) >= middle]
+    # a page number goes with the margin it sits in; a header or footer always with its own, so none is lost
+    top = [b for b in blocks if b.type == "header" or (b.type == "page_number" and center_y(b) < middle)]
+    bottom = [b for b in blocks if b.type == "footer" or (b.type == "page_number" and center_y(b) >= middle)]
     footnotes = [b for b in blocks if b.type == "footnote"]
     body = [b for b in blocks if b.type not in TOP_MARGIN_TYPES + BOTTOM_MARGIN_TYPES + ("footnote",)]
     return sorted(top, key=_top_left) + xy_order(body) + xy_order(footnotes) + sorted(bottom, key=_top_left)

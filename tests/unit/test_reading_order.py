@@ -42,6 +42,14 @@ def test_margins_go_around_the_body_and_footnotes_after_it():
     assert names(reading_order(blocks, 842)) == ["running head", "body", "note", "footer", "folio"]
 
 
+def test_a_margin_stamp_is_kept_whichever_half_of_the_page_it_sits_in():
+    blocks = [
+        block("body", 60, 100, 540, 600), block("stamp", 14, 300, 26, 640, "header"),
+        block("side note", 560, 100, 580, 380, "footer"),
+    ]
+    assert names(reading_order(blocks, 842)) == ["stamp", "body", "side note"]
+
+
 def test_headings_side_by_side_do_not_hide_the_gutter():
     blocks = [
         block("table", 190, 320, 420, 420),
