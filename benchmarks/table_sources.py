@@ -16,7 +16,7 @@ from pathlib import Path
 import pymupdf
 
 from engine.rules import rules_from_boxes
-from engine.stages.tables import _inside, build_table, choose_tables, find_table_regions
+from engine.stages.tables import _inside, build_table, choose_tables, find_table_regions, join_wrapped_rows
 from engine.stages.text_layer import TextLayerStage
 from engine.types import PageState
 from tasks.pdf import page_input
@@ -30,7 +30,7 @@ def page_tables(pdf: Path, page_no: int) -> dict[str, list[str]]:
     rules = rules_from_boxes(item.drawing_boxes)
     own = [(region, table) for region, members in find_table_regions(rules, state.lines)
            if (table := build_table(region, _inside(state.lines, region), members)) is not None]
-    found = [(candidate.bbox, candidate.table) for candidate in item.found_tables]
+    found = [(candidate.bbox, join_wrapped_rows(candidate.table)) for candidate in item.found_tables]
     chosen = choose_tables(own, found, state.lines, rules)
     return {name: [table.html for _, table in tables]
             for name, tables in (("own", own), ("finder", found), ("chosen", chosen))}

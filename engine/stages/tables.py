@@ -35,7 +35,7 @@ class TableStage:
             own = [(region, table) for region, region_rules in find_table_regions(rules, page.lines)
                    if (table := build_table(region, _inside(page.lines, region), region_rules)) is not None]
             if page.use_text_layer:
-                found = [(item.bbox, item.table) for item in page.input.found_tables]
+                found = [(item.bbox, join_wrapped_rows(item.table)) for item in page.input.found_tables]
             else:
                 found = layout_tables(page.regions, page.lines, rules)
             for region, table in choose_tables(own, found, page.lines, rules):
@@ -90,6 +90,37 @@ def choose_tables(own: list[Candidate], found: list[Candidate], lines: list[Line
         chosen.append((region, table))
     chosen += [(r, t) for r, t in own if not any(overlaps(r, region) for region, _ in chosen)]
     return chosen
+
+
+def join_wrapped_rows(table: Table) -> Table:
+    """The table with each row that holds a single piece of words, under a cell of words of the same column,
+    joined to that cell: a cell's text wrapped onto a second line, which a finder can take for a row of its own.
+    A label alone in the first column stays a row (a section label)."""
+    cells = [TableCell(c.row, c.col, c.text, c.row_span, c.col_span, c.header) for c in table.cells]
+    rows = table.rows
+    for row in range(rows - 1, 0, -1):
+        filled = [c for c in cells if c.row == row and c.text]
+        if len(filled) != 1 or filled[0].col == 0 or filled[0].row_span != 1 or not _wordy(filled[0].text):
+            continue
+        piece = filled[0]
+        above = next((c for c in cells if c.row <= row - 1 < c.row + c.row_span and c.col == piece.col
+                      and c.col_span == piece.col_span), None)
+        if above is None or not _wordy(above.text) or above.row + above.row_span - 1 != row - 1:
+            continue
+        above.text = f"{above.text} {piece.text}"
+        cells = [c for c in cells if c.row != row]
+        for cell in cells:
+            if cell.row < row < cell.row + cell.row_span:
+                cell.row_span -= 1
+            elif cell.row > row:
+                cell.row -= 1
+        rows -= 1
+    return table if rows == table.rows else make_table(rows, table.cols, cells)
+
+
+def _wordy(text: str) -> bool:
+    """Words rather than figures: more letters than digits."""
+    return sum(ch.isalpha() for ch in text) > sum(ch.isdigit() for ch in text)
 
 
 def shown_rows(lines: list[Line], rules: list[Rule]) -> int:

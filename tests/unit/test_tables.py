@@ -142,3 +142,18 @@ def test_layout_table_regions_on_scans_are_structured_from_the_ocr_lines():
                   390) for y in (100, 112, 124)]
     assert layout_tables([Region(type="table", bbox=(100, 95, 400, 150), score=0.9)], prose, []) == []
     assert layout_tables([Region(type="table", bbox=(100, 95, 400, 150), score=0.3)], lines, []) == []
+
+
+def test_a_header_cell_wrapped_onto_a_second_row_joins_its_cell():
+    from engine.stages.tables import join_wrapped_rows
+
+    cells = [TableCell(0, 0, "", header=True), TableCell(0, 1, "State funded", header=True),
+             TableCell(0, 2, "CSOs", header=True), TableCell(1, 0, ""), TableCell(1, 1, "legal aid"),
+             TableCell(1, 2, ""), TableCell(2, 0, "Children"), TableCell(2, 1, "*"), TableCell(2, 2, "*"),
+             TableCell(3, 0, "Suburbs"), TableCell(3, 1, ""), TableCell(3, 2, ""),
+             TableCell(4, 0, "Women"), TableCell(4, 1, "12"), TableCell(4, 2, "3"),
+             TableCell(5, 0, ""), TableCell(5, 1, "7"), TableCell(5, 2, "")]
+    table = join_wrapped_rows(make_table(6, 3, cells))
+    assert [[c.text for c in table.cells if c.row == r] for r in range(table.rows)] == [
+        ["", "State funded legal aid", "CSOs"], ["Children", "*", "*"], ["Suburbs", "", ""], ["Women", "12", "3"],
+        ["", "7", ""]]
