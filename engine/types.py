@@ -82,7 +82,12 @@ class FoundTable:
 
 @dataclass(slots=True)
 class PageInput:
-    """A page as the tasks hand it to the engine: where to render it from and its text layer."""
+    """A page as the tasks hand it to the engine: where to render it from and its text layer.
+
+    Every box is in the displayed page's coordinates (PDF points, origin top-left, /Rotate applied);
+    `width` and `height` are the displayed page's. Lines keep their reading direction: on a page whose
+    text runs sideways (`turn` != 0) they are taller than wide (engine/orientation.py).
+    """
 
     key: str  # unique within a batch
     pdf_path: str
@@ -94,6 +99,9 @@ class PageInput:
     drawing_boxes: list[BBox] = field(default_factory=list)  # boxes of drawn lines and rectangles
     layout_regions: list[Region] = field(default_factory=list)  # PyMuPDF's layout model (text layer only)
     found_tables: list[FoundTable] = field(default_factory=list)  # PyMuPDF's table finder (text layer only)
+    # text running across the reading direction (a margin stamp, a sideways label): kept out of the body flow
+    side_lines: list[Line] = field(default_factory=list)
+    turn: int = 0  # clockwise degrees (0/90/180/270) that turn the displayed page so its text layer reads upright
 
 
 @dataclass(slots=True)
@@ -133,6 +141,8 @@ class PageState:
     image: np.ndarray | None = None  # RGB render, when a stage needed pixels
     image_scale: float = 0.0  # pixels per point of `image`
     lines: list[Line] = field(default_factory=list)
+    side_lines: list[Line] = field(default_factory=list)  # text across the reading direction (see PageInput)
+    turn: int = 0  # clockwise degrees from the displayed page to the upright frame the stages work in
     regions: list[Region] = field(default_factory=list)  # from the layout model, on rendered pages
     blocks: list[Block] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)  # time per stage

@@ -72,9 +72,11 @@ def annotate_page(stored: StoredDocument, page_no: int, out: Path, dpi: int = 11
 
 
 def _draw_block(page: pymupdf.Page, block: Block) -> None:
+    """Draws the block's box and label; boxes are stored on the displayed page, PyMuPDF draws on the unrotated one."""
     colour = COLOURS.get(block.type, (0.0, 0.0, 0.0))
+    unrotate = page.derotation_matrix
     rect = pymupdf.Rect(block.x0, block.y0, block.x1, block.y1)
-    page.draw_rect(rect, color=colour, width=1.2, dashes="[3 2] 0" if block.type == "formula" else None,
+    page.draw_rect(rect * unrotate, color=colour, width=1.2, dashes="[3 2] 0" if block.type == "formula" else None,
                    fill=colour if block.type == "table" else None, fill_opacity=0.12, overlay=True)
     if block.table is not None:  # the grid's size: cells have no boxes of their own
         label = f"{block.reading_order} table {block.table.n_rows}x{block.table.n_cols}"
@@ -83,8 +85,9 @@ def _draw_block(page: pymupdf.Page, block: Block) -> None:
     width = pymupdf.get_text_length(label, fontname="helv", fontsize=LABEL_SIZE) + 3
     top = max(rect.y0 - LABEL_SIZE - 2, 0)
     tag = pymupdf.Rect(rect.x0, top, rect.x0 + width, top + LABEL_SIZE + 2)
-    page.draw_rect(tag, color=None, fill=colour, overlay=True)
-    page.insert_text((tag.x0 + 1.5, tag.y1 - 2), label, fontname="helv", fontsize=LABEL_SIZE, color=(1, 1, 1))
+    page.draw_rect(tag * unrotate, color=None, fill=colour, overlay=True)
+    page.insert_text(pymupdf.Point(tag.x0 + 1.5, tag.y1 - 2) * unrotate, label, fontname="helv", fontsize=LABEL_SIZE,
+                     color=(1, 1, 1), rotate=page.rotation)
 
 
 def write_report(stored: StoredDocument, out: Path, dpi: int = 110) -> Path:

@@ -2,12 +2,14 @@
 
 import hashlib
 import json
+from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pymupdf
 
+from engine.orientation import direction_turn, dominant_turn, turn_box, turn_line, turned_size
 from engine.types import Line, PageInput, Span
 from tasks.pdf_layout import analyse_layout
 
@@ -84,27 +86,33 @@ def page_graphics(page: pymupdf.Page) -> PageGraphics:
 
 def page_input(page: pymupdf.Page, key: str, pdf_path: Path, graphics: PageGraphics | None = None) -> PageInput:
     """What the engine needs of a page: its size, text layer lines, image placements, drawn lines, and the layout
-    regions and tables PyMuPDF finds in its text layer."""
+    regions and tables PyMuPDF finds in its text layer; every box in the displayed page's coordinates (with
+    /Rotate applied: PyMuPDF reports text, drawings and images on the unrotated page)."""
     graphics = graphics or page_graphics(page)
     rect = page.rect
-    lines = text_layer_lines(page)
-    regions, tables = analyse_layout(page) if lines else ([], [])
+    layer = read_text_layer(page)
+    regions, tables = analyse_layout(page, layer.turn) if layer.lines else ([], [])
+    rotation = page.rotation_matrix
     return PageInput(
         key=key,
         pdf_path=str(pdf_path),
         page_index=page.number,
         width=float(rect.width),
         height=float(rect.height),
-        text_lines=lines,
-        image_boxes=[tuple(info["bbox"]) for info in graphics.images],
-        drawing_boxes=drawing_boxes(graphics.drawings),
+        text_lines=layer.lines,
+        image_boxes=[_box(pymupdf.Rect(info["bbox"]) * rotation) for info in graphics.images],
+        drawing_boxes=drawing_boxes(graphics.drawings, rotation),
         layout_regions=regions,
         found_tables=tables,
+        side_lines=layer.side_lines,
+        turn=layer.turn,
     )
 
 
-def drawing_boxes(drawings: list[dict[str, Any]]) -> list[tuple[float, float, float, float]]:
-    """The box of every straight line, rectangle and quad drawn on the page."""
+def drawing_boxes(drawings: list[dict[str, Any]],
+                  rotation: pymupdf.Matrix | None = None) -> list[tuple[float, float, float, float]]:
+    """The box of every straight line, rectangle and quad drawn on the page (turned by `rotation`: the page's
+    rotation matrix, for boxes on the displayed page)."""
     boxes = []
     for path in drawings:
         for item in path["items"]:
@@ -118,25 +126,60 @@ def drawing_boxes(drawings: list[dict[str, Any]]) -> list[tuple[float, float, fl
             else:
                 continue
             rect.normalize()
-            boxes.append((rect.x0, rect.y0, rect.x1, rect.y1))
+            if rotation is not None:
+                rect = rect * rotation
+            boxes.append(_box(rect))
     return boxes
 
 
+@dataclass(frozen=True)
+class TextLayer:
+    """A page's text layer in the displayed page's coordinates: the lines that run in the page's reading
+    direction, those that run across it, and the clockwise turn (0/90/180/270) that makes the page read
+    upright (the direction most characters run in)."""
+
+    lines: list[Line]
+    side_lines: list[Line]
+    turn: int
+
+
 def text_layer_lines(page: pymupdf.Page) -> list[Line]:
-    """Horizontal lines of the text layer, split where spans are far apart (columns, table cells)."""
+    """The lines of the text layer that run in the page's reading direction."""
+    return read_text_layer(page).lines
+
+
+def read_text_layer(page: pymupdf.Page) -> TextLayer:
+    """Lines of the text layer, split where spans are far apart (columns, table cells), in the displayed
+    page's coordinates; diagonal text (a watermark) is left out."""
     flags = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
-    lines: list[Line] = []
+    rotation = page.rotation_matrix
+    width, height = float(page.rect.width), float(page.rect.height)
+    by_turn: dict[int, list[Line]] = defaultdict(list)
     for block in page.get_text("dict", flags=flags)["blocks"]:
         for raw_line in block.get("lines", ()):
-            if abs(raw_line["dir"][1]) > 0.2:  # rotated text is not part of the reading flow
+            dx, dy = raw_line["dir"]
+            turn = direction_turn(dx * rotation.a + dy * rotation.c, dx * rotation.b + dy * rotation.d)
+            if turn is None:
                 continue
+            # spans in the line's own upright frame, where it runs left to right
             spans = [
-                Span(text=s["text"], bbox=tuple(s["bbox"]), size=float(s["size"]), font=s["font"],
+                Span(text=s["text"], bbox=turn_box(_box(pymupdf.Rect(s["bbox"]) * rotation), turn, width, height),
+                     size=float(s["size"]), font=s["font"],
                      bold=bool(s["flags"] & _BOLD_FLAG) or "bold" in s["font"].lower())
                 for s in raw_line["spans"] if s["text"].strip()
             ]
-            lines.extend(_split_at_gaps(spans))
-    return lines
+            w, h = turned_size(width, height, turn)
+            back = (360 - turn) % 360
+            by_turn[turn].extend(turn_line(line, back, w, h) for line in _split_at_gaps(spans))
+    chars = {turn: sum(len(line.text) for line in lines) for turn, lines in by_turn.items()}
+    turn = dominant_turn(chars)
+    side = [line for other, lines in sorted(by_turn.items()) if other != turn for line in lines]
+    return TextLayer(lines=by_turn.get(turn, []), side_lines=side, turn=turn)
+
+
+def _box(rect: pymupdf.Rect | tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+    x0, y0, x1, y1 = rect
+    return (float(x0), float(y0), float(x1), float(y1))
 
 
 def _split_at_gaps(spans: list[Span]) -> list[Line]:

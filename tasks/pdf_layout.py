@@ -11,6 +11,7 @@ import re
 
 import pymupdf
 
+from engine.orientation import turn_box, turned_size
 from engine.stages.tables import make_table
 from engine.types import BBox, BlockType, FoundTable, Region, TableCell
 
@@ -23,16 +24,36 @@ LAYOUT_TYPES: dict[str, BlockType] = {  # PyMuPDF layout classes in folio's voca
 }
 
 
-def analyse_layout(page: pymupdf.Page) -> tuple[list[Region], list[FoundTable]]:
-    """The layout model's regions and the tables found on the page; none of either when PyMuPDF fails on it
-    (the engine's own rules remain)."""
+def analyse_layout(page: pymupdf.Page, turn: int = 0) -> tuple[list[Region], list[FoundTable]]:
+    """The layout model's regions and the tables found on the page, in the displayed page's coordinates; none
+    of either when PyMuPDF fails on it (the engine's own rules remain).
+
+    The finder derotates a page with /Rotate itself (its boxes are the displayed page's) but keeps the layout
+    model's answer on the derotated page it made. Text that reads sideways on the displayed page (`turn`, see
+    engine/orientation.py) is shown to the finder upright: the page is given the rotation that turns it so
+    for the call, and the boxes are turned back.
+    """
+    rotation = page.rotation
+    width, height = turned_size(page.rect.width, page.rect.height, turn)
     try:
-        tables = page.find_tables(refine=True).tables
+        if turn:
+            page.set_rotation((rotation + turn) % 360)
+        finder = page.find_tables(refine=True)
+        tables = finder.tables
+        layout = getattr(finder, "page", page).layout_information or ()
     except Exception:  # noqa: BLE001 - MuPDF and the layout model raise many types; the rules still run
         return [], []
+    finally:
+        if page.rotation != rotation:
+            page.set_rotation(rotation)
     regions = [Region(type=LAYOUT_TYPES[item[4]], bbox=_box(item[:4]), score=1.0)
-               for item in page.layout_information or () if item[4] in LAYOUT_TYPES]
-    return regions, _kept(tables)
+               for item in layout if item[4] in LAYOUT_TYPES]
+    found = _kept(tables)
+    if turn:
+        back = (360 - turn) % 360
+        regions = [Region(type=r.type, bbox=turn_box(r.bbox, back, width, height), score=r.score) for r in regions]
+        found = [FoundTable(bbox=turn_box(t.bbox, back, width, height), table=t.table) for t in found]
+    return regions, found
 
 
 def _kept(tables: list["pymupdf.table.Table"]) -> list[FoundTable]:

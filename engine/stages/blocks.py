@@ -2,7 +2,7 @@
 
 import re
 
-from engine.geometry import mean_confidence, union
+from engine.geometry import beside, mean_confidence, union
 from engine.mathiness import looks_like_math
 from engine.types import Block, Line, PageState
 
@@ -28,7 +28,13 @@ def join_lines(lines: list[Line]) -> str:
 
 
 class BlockStage:
-    """Lines to text blocks (typed `text` here; the classify stage refines the type)."""
+    """Lines to text blocks (typed `text` here; the classify stage refines the type).
+
+    Text running across the page's reading direction (`side_lines`: an arXiv identifier up the left
+    margin, a stamp) never joins the body: a line of it in a side margin, clear of everything else on
+    the page, becomes a `header` (upper half) or `footer` (lower half) block; the rest of it (a table's
+    turned column heads, a figure's axis labels) is left to the table or figure it lies in.
+    """
 
     def __call__(self, pages: list[PageState]) -> list[PageState]:
         for page in pages:
@@ -37,7 +43,19 @@ class BlockStage:
                       confidence=mean_confidence(group))
                 for group in group_lines(page.lines)
             ]
+            page.blocks += margin_blocks(page.side_lines, page.blocks, page.input.height)
         return pages
+
+
+def margin_blocks(side_lines: list[Line], blocks: list[Block], page_height: float) -> list[Block]:
+    """A header or footer block for each line of side text that lies beside all the page's blocks."""
+    found = []
+    for line in side_lines:
+        if line.text.strip() and beside(line.bbox, [block.bbox for block in blocks]):
+            kind = "header" if (line.bbox[1] + line.bbox[3]) / 2 < page_height / 2 else "footer"
+            found.append(Block(type=kind, bbox=line.bbox, lines=[line], text=line.text.strip(),
+                               confidence=line.confidence))
+    return found
 
 
 def group_lines(lines: list[Line]) -> list[list[Line]]:

@@ -7,6 +7,7 @@ import numpy as np
 import pymupdf
 
 from engine.formula import FormulaModel
+from engine.orientation import displayed_box, turn_image
 from engine.types import Formula, PageState
 
 FORMULA_DPI = 200  # the formula model was trained on renders of about this resolution
@@ -105,10 +106,11 @@ class FormulaStage:
                 if path not in documents:
                     documents[path] = pymupdf.open(path)
                 pdf_page = documents[path][page.input.page_index]
-                x0, y0, x1, y1 = block.bbox
+                x0, y0, x1, y1 = displayed_box(page, block.bbox)  # the PDF renders the displayed page
                 clip = pymupdf.Rect(x0 - PAD, y0 - PAD, x1 + PAD, y1 + PAD) & pdf_page.rect
                 pixmap = pdf_page.get_pixmap(dpi=self.dpi, clip=clip, colorspace=pymupdf.csRGB, alpha=False)
                 crop = np.frombuffer(pixmap.samples, np.uint8).reshape(pixmap.height, pixmap.width, 3)
+                crop = turn_image(crop, page.turn)  # upright, as the page is read
                 scanned = block.confidence is not None  # read by OCR: its pixels come from a scan
                 crops.append(flatten_paper(crop) if scanned else crop.copy())
         finally:

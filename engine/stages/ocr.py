@@ -3,19 +3,28 @@
 A whole page OCR'd whose text fails the trust measure (engine/ocr/trust.py: a script the
 recognizer's dictionary lacks) is read again by the script fallback (Tesseract); if that cannot
 read it either, the page gets no OCR text and says why in `untrusted`.
+
+A page is read upright: a page turned by the text-layer stage is rendered turned the same way, and a
+whole page to OCR (a scan that may lie on its side or upside down, with no /Rotate to say so) is turned
+the way its detected lines say (engine/ocr/orientation.py) and detected again. Lines running up or down
+an upright page are turned the way the direction classifier says and read; in a side margin (an
+identifier up the margin) they are kept out of the body (`side_lines`), elsewhere (a table's turned
+column heads) they stay where they are.
 """
 
 import logging
 
 import pymupdf
 
-from engine.geometry import center_inside
+from engine.geometry import beside, center_inside
 from engine.mathiness import text_math_share
 from engine.ocr.detector import Detection, TextDetector, crop_line
 from engine.ocr.fallback import ScriptFallback
+from engine.ocr.orientation import LineDirection, is_side_text
 from engine.ocr.recognizer import TextRecognizer
 from engine.ocr.tesseract import ReadLine
 from engine.ocr.trust import MIN_CONFIDENCE, Trust, measure
+from engine.orientation import turn_image, turn_page
 from engine.render import render_page, render_scale
 from engine.types import Line, PageState
 
@@ -42,7 +51,7 @@ class PageRenderer:
                     open_documents[path] = pymupdf.open(path)
                 pdf_page = open_documents[path][page.input.page_index]
                 page.image_scale = render_scale(page.input.width, page.input.height, self.dpi, self.max_pixels)
-                page.image = render_page(pdf_page, page.image_scale)
+                page.image = turn_image(render_page(pdf_page, page.image_scale), page.turn)
         finally:
             for document in open_documents.values():
                 document.close()
@@ -52,11 +61,12 @@ class OcrStage:
     """Reads what the text-layer stage could not: whole pages, or image regions on a page."""
 
     def __init__(self, renderer: PageRenderer, detector: TextDetector, recognizer: TextRecognizer,
-                 fallback: ScriptFallback | None = None):
+                 fallback: ScriptFallback | None = None, direction: LineDirection | None = None):
         self.renderer = renderer
         self.detector = detector
         self.recognizer = recognizer
         self.fallback = fallback or ScriptFallback(None)
+        self.direction = direction  # None: pages are read the way they lie
 
     def __call__(self, pages: list[PageState]) -> list[PageState]:
         todo = [page for page in pages if page.ocr_regions]
@@ -64,25 +74,59 @@ class OcrStage:
             return pages
         self.renderer(todo)
         inked = [page for page in todo if float(page.image.std()) >= BLANK_STD]
-        detections = self.detector([page.image for page in inked])
+        detections = self._upright(inked, self.detector([page.image for page in inked]))
         crops, owners = [], []
         for page, found in zip(inked, detections):
             for detection in found:
                 if _wanted(page, detection):
                     crops.append(crop_line(page.image, detection.quad))
                     owners.append((page, detection))
+        crops = self._side_text_upright(crops, [detection for _, detection in owners])
         readings: dict[int, list[tuple[str, float, Detection]]] = {id(page): [] for page in inked}
         for (text, confidence), (page, detection) in zip(self.recognizer(crops), owners):
             readings[id(page)].append((text, confidence, detection))
         for page in inked:
-            found = readings[id(page)]
+            found = [reading for reading in readings[id(page)] if not is_side_text(reading[2])]
+            side = [reading for reading in readings[id(page)] if is_side_text(reading[2])]
             trust = measure((text, confidence, detection.box) for text, confidence, detection in found)
             if not page.use_text_layer and not trust.trusted:  # judged on whole pages only, not on pictures
                 self._read_again(page, trust)
                 continue
-            page.lines.extend(_line_in_points(text, confidence, detection, page.image_scale)
-                              for text, confidence, detection in found if text and confidence >= MIN_CONFIDENCE)
+            lines = [_line_in_points(text, confidence, detection, page.image_scale)
+                     for text, confidence, detection in found if text and confidence >= MIN_CONFIDENCE]
+            across = [_line_in_points(text, confidence, detection, page.image_scale)
+                      for text, confidence, detection in side if text and confidence >= MIN_CONFIDENCE]
+            if self.direction is None:  # without the classifier half of them would read upside down
+                across = []
+            # in a side margin: kept out of the body; elsewhere (a table's turned column heads) read where it is
+            margin = [line for line in across if beside(line.bbox, [other.bbox for other in lines + page.lines])]
+            page.lines.extend(lines + [line for line in across if line not in margin])
+            page.side_lines.extend(margin)
         return pages
+
+    def _upright(self, pages: list[PageState], detections: list[list[Detection]]) -> list[list[Detection]]:
+        """Each whole page to OCR turned so that it reads upright, and its lines detected again if it was turned
+        (an image on a page read from its text layer lies as the page does)."""
+        if self.direction is None:
+            return detections
+        turned = []
+        for index, (page, found) in enumerate(zip(pages, detections)):
+            if not page.use_text_layer and (turn := self.direction.page_turn(page.image, found)):
+                log.info("page %s: the scan lies turned; read it turned %d degrees clockwise", page.input.key, turn)
+                turn_page(page, turn)
+                turned.append(index)
+        for index, found in zip(turned, self.detector([pages[index].image for index in turned])):
+            detections[index] = found
+        return detections
+
+    def _side_text_upright(self, crops: list, detections: list[Detection]) -> list:
+        """Crops of lines running up or down the page, each turned to read upright."""
+        side = [index for index, detection in enumerate(detections) if is_side_text(detection)]
+        if self.direction is None or not side:
+            return crops
+        for index, crop in zip(side, self.direction.upright([crops[index] for index in side])):
+            crops[index] = crop
+        return crops
 
     def _read_again(self, page: PageState, trust: Trust) -> None:
         reading = self.fallback(page.image, round(72 * page.image_scale), trust)

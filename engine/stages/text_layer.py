@@ -5,6 +5,7 @@ from collections import Counter
 
 from engine.geometry import area, center_inside
 from engine.mathiness import span_math_share
+from engine.orientation import turn_page
 from engine.types import Line, PageState
 
 MIN_CHARS = 10  # fewer visible characters than this: no text layer worth the name
@@ -26,6 +27,8 @@ class TextLayerStage:
 
     A page without a usable layer is read by OCR whole; on a page with one, a large
     image that no text of the layer lies over (a pasted scan) is read by OCR too.
+    A page whose layer reads sideways or upside down is turned upright (engine/orientation.py);
+    the layer's lines that run across its reading direction are kept aside (`side_lines`).
     """
 
     def __call__(self, pages: list[PageState]) -> list[PageState]:
@@ -35,6 +38,9 @@ class TextLayerStage:
             if not page.use_text_layer:
                 page.ocr_regions = [(0.0, 0.0, page.input.width, page.input.height)]
                 continue
+            turn_page(page, page.input.turn)  # a layer that reads sideways on the displayed page: work upright
+            lines = page.input.text_lines
+            page.side_lines = list(page.input.side_lines)
             body_font = _body_font(lines)
             page.lines = [_with_math_share(line, body_font) for line in lines]
             page_area = page.input.width * page.input.height
