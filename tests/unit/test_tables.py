@@ -1,5 +1,12 @@
 from engine.rules import Rule, merge_rules, rules_from_boxes
-from engine.stages.tables import _extend_row_headers, build_table, find_table_regions, layout_tables, make_table
+from engine.stages.tables import (
+    _extend_row_headers,
+    build_table,
+    find_table_regions,
+    join_wrapped_rows,
+    layout_tables,
+    make_table,
+)
 from engine.types import Line, Region, TableCell
 
 
@@ -145,8 +152,6 @@ def test_layout_table_regions_on_scans_are_structured_from_the_ocr_lines():
 
 
 def test_a_header_cell_wrapped_onto_a_second_row_joins_its_cell():
-    from engine.stages.tables import join_wrapped_rows
-
     cells = [TableCell(0, 0, "", header=True), TableCell(0, 1, "State funded", header=True),
              TableCell(0, 2, "CSOs", header=True), TableCell(1, 0, ""), TableCell(1, 1, "legal aid"),
              TableCell(1, 2, ""), TableCell(2, 0, "Children"), TableCell(2, 1, "*"), TableCell(2, 2, "*"),
