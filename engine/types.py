@@ -126,9 +126,15 @@ class Block:
 
     @property
     def size(self) -> float:
-        """The median font size of the block's lines (0 when it has none)."""
-        sizes = sorted(line.size for line in self.lines)
-        return sizes[len(sizes) // 2] if sizes else 0.0
+        """The median font size of the block's characters (0 when it has none): a bullet or checkbox glyph set
+        larger than its item's text does not make the item large."""
+        weighted = sorted((line.size, max(1, len(line.text.strip()))) for line in self.lines)
+        half, seen = sum(count for _, count in weighted) / 2, 0
+        for size, count in weighted:
+            seen += count
+            if seen >= half:
+                return size
+        return 0.0
 
 
 @dataclass

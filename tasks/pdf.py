@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -166,7 +167,7 @@ def read_text_layer(page: pymupdf.Page) -> TextLayer:
                 Span(text=s["text"], bbox=turn_box(_box(pymupdf.Rect(s["bbox"]) * rotation), turn, width, height),
                      size=float(s["size"]), font=s["font"],
                      bold=bool(s["flags"] & _BOLD_FLAG) or "bold" in s["font"].lower())
-                for s in raw_line["spans"] if s["text"].strip()
+                for s in raw_line["spans"] if not _glyph_codes_only(s["text"])
             ]
             w, h = turned_size(width, height, turn)
             back = (360 - turn) % 360
@@ -175,6 +176,11 @@ def read_text_layer(page: pymupdf.Page) -> TextLayer:
     turn = dominant_turn(chars)
     side = [line for other, lines in sorted(by_turn.items()) if other != turn for line in lines]
     return TextLayer(lines=by_turn.get(turn, []), side_lines=side, turn=turn)
+
+
+def _glyph_codes_only(text: str) -> bool:
+    """Nothing but spaces and control characters: a symbol font's bullet or checkbox mapped to no character."""
+    return all(c.isspace() or unicodedata.category(c) == "Cc" for c in text)
 
 
 def _box(rect: pymupdf.Rect | tuple[float, float, float, float]) -> tuple[float, float, float, float]:

@@ -1,0 +1,38 @@
+"""Lines grouped by the layout model's text regions: one block per paragraph, list item, heading or code listing."""
+
+from engine.geometry import area, center_inside
+from engine.types import Line, Region
+
+GROUPED_TYPES = ("text", "title", "list_item", "caption", "footnote", "header", "footer")  # formulas: the rules
+
+
+def group_by_regions(lines: list[Line], regions: list[Region]) -> tuple[list[list[Line]], list[Line]]:
+    """The lines of each text region holding their centre (the smallest, where regions nest), each group in
+    reading order row by row; and the lines no region holds, for the rules to group."""
+    boxes = sorted((r.bbox for r in regions if r.type in GROUPED_TYPES), key=area)
+    groups: dict[int, list[Line]] = {}
+    rest: list[Line] = []
+    for line in lines:
+        index = next((i for i, box in enumerate(boxes) if center_inside(line.bbox, box)), None)
+        if index is None:
+            rest.append(line)
+        else:
+            groups.setdefault(index, []).append(line)
+    return [in_rows(group) for group in groups.values()], rest
+
+
+def in_rows(lines: list[Line]) -> list[Line]:
+    """The lines top to bottom, and left to right within a row (lines that overlap by half a height)."""
+    rows: list[list[Line]] = []
+    for line in sorted(lines, key=lambda l: (l.bbox[1] + l.bbox[3]) / 2):
+        last = rows[-1] if rows else None
+        if last is not None and _overlap(last, line) >= 0.5 * min(line.height, min(l.height for l in last)):
+            last.append(line)
+        else:
+            rows.append([line])
+    return [line for row in rows for line in sorted(row, key=lambda l: l.bbox[0])]
+
+
+def _overlap(row: list[Line], line: Line) -> float:
+    top, bottom = min(l.bbox[1] for l in row), max(l.bbox[3] for l in row)
+    return min(bottom, line.bbox[3]) - max(top, line.bbox[1])
