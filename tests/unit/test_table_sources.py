@@ -109,3 +109,16 @@ def test_overlapping_tables_one_kept_by_the_rows_the_page_shows():
     assert choose_tables([(region, merged)], [(region, per_line)], lines, []) == [(region, per_line)]
     missing_text = flat([["Centre", ""], ["", ""]])
     assert choose_tables([(region, missing_text)], [(region, merged)], lines, []) == [(region, merged)]
+
+
+def test_a_caption_the_finder_took_into_its_table_is_left_out_with_its_box():
+    from tasks.pdf_layout import _without_caption_rows
+
+    def cell(row: int, col: int, text: str, y: float) -> tuple[TableCell, tuple[float, float, float, float]]:
+        return TableCell(row=row, col=col, text=text), (100.0 + 50 * col, y, 150.0 + 50 * col, y + 10)
+
+    placed = [cell(0, 0, "Area", 100), cell(0, 1, "Loans", 100), cell(1, 0, "Centre", 112), cell(1, 1, "12", 112),
+              cell(2, 0, "Table 2: Loans", 130), cell(2, 1, "by branch.", 130)]
+    kept = _without_caption_rows(placed)
+    assert [(c.row, c.text) for c, _ in kept] == [(0, "Area"), (0, "Loans"), (1, "Centre"), (1, "12")]
+    assert max(box[3] for _, box in kept) == 122
