@@ -1,4 +1,4 @@
-"""Figures on born-digital pages: raster images and the layout model's pictures, with the text drawn in them."""
+"""Figures: raster images and the layout models' pictures, with the text drawn in them."""
 
 from engine.geometry import area, center_inside, overlaps, union
 from engine.stages.blocks import join_lines
@@ -6,10 +6,12 @@ from engine.types import BBox, Block, PageState
 
 MIN_AREA = 0.01  # share of the page: smaller images are logos, bullets or rules
 MAX_AREA = 0.8  # share of the page: larger images are the page itself (a scan with a text layer)
+MIN_PICTURE_SCORE = 0.5  # the CDLA model's figure regions on rendered pages scored lower are often not figures
 
 
 class FigureStage:
-    """Adds a figure block for each sizeable image or picture region on a page read from its text layer.
+    """Adds a figure block for each picture region of the layout model (PyMuPDF's on a page read from its text
+    layer, CDLA's on a rendered page) and each sizeable image on a page read from its text layer.
 
     The text inside a picture region (a diagram's labels, an annotated screenshot) is the figure's text,
     not body paragraphs: its lines leave the page's text flow, except a caption the layout model marks.
@@ -20,13 +22,13 @@ class FigureStage:
 
     def __call__(self, pages: list[PageState]) -> list[PageState]:
         for page in pages:
-            if not page.use_text_layer:
-                continue
             page_area = page.input.width * page.input.height
-            pictures = [region.bbox for region in page.regions if region.type == "figure"]
+            pictures = [region.bbox for region in page.regions
+                        if region.type == "figure" and (page.use_text_layer or region.score >= MIN_PICTURE_SCORE)]
             captions = [region.bbox for region in page.regions if region.type == "caption"]
             textual = [region.bbox for region in page.regions if region.type not in ("figure", "table")]
-            images = [box for box in page.input.image_boxes if MIN_AREA <= area(box) / page_area <= MAX_AREA]
+            images = [box for box in page.input.image_boxes if MIN_AREA <= area(box) / page_area <= MAX_AREA
+                      and page.use_text_layer]  # a rendered page's image is the page
             tables = [block.bbox for block in page.blocks if block.type == "table"]
             for box in merge_overlapping(pictures + images):
                 if any(center_inside(table, box) for table in tables):  # a table the layout model saw as a picture

@@ -77,3 +77,15 @@ def test_without_layout_regions_text_over_an_image_stays_in_the_body():
     state.lines = [label]
     [result] = FigureStage()([state])
     assert result.lines == [label]
+
+
+def test_on_a_scan_the_layout_models_confident_figure_regions_become_figures_with_their_labels():
+    state = page([(0, 0, 600, 800)], text_layer=False)
+    label = Line(text="Locking shoulder", bbox=(447, 555, 505, 563), size=8, confidence=0.9)
+    body = Line(text="The elastic stop nut is a standard nut.", bbox=(320, 386, 558, 396), size=9, confidence=0.95)
+    state.lines = [label, body]
+    state.regions = [Region(type="figure", bbox=(321, 422, 559, 693), score=0.9),
+                     Region(type="figure", bbox=(300, 380, 560, 400), score=0.3)]
+    [result] = FigureStage()([state])
+    assert [(b.type, b.bbox, b.text) for b in result.blocks] == [("figure", (321, 422, 559, 693), "Locking shoulder")]
+    assert result.lines == [body]
