@@ -1,4 +1,5 @@
-"""Tables: regions framed by horizontal rules, structure from the ruling grid or from text alignment."""
+"""Tables: folio's ruled regions (structure from the ruling grid or from text alignment) and a finder's tables
+(PyMuPDF's on text-layer pages, the layout model's regions on rendered pages), one kept per region."""
 
 import html
 from collections import Counter
@@ -58,13 +59,11 @@ def layout_tables(regions: list[Region], lines: list[Line], rules: list[Rule]) -
     for region in sorted((r for r in regions if r.type == "table" and r.score >= MIN_LAYOUT_SCORE),
                          key=lambda r: -r.score):
         inside = _inside(lines, region.bbox)
-        if not inside or any(overlaps(region.bbox, other) for other, _ in found):
+        if not inside or not _has_columns(inside) or any(overlaps(region.bbox, other) for other, _ in found):
             continue
         members = [rule for rule in rules if center_inside(_widened(rule), region.bbox)]
         box = tuple(float(v) for v in union([line.bbox for line in inside] + [(r.x0, r.y0, r.x1, r.y1)
                                                                                for r in members]))
-        if not _has_columns(inside):
-            continue
         table = build_table(box, inside, members)
         if table is not None:
             found.append((box, table))
