@@ -7,6 +7,8 @@ from engine.types import BBox, Block, PageState
 MIN_AREA = 0.01  # share of the page: smaller images are logos, bullets or rules
 MAX_AREA = 0.8  # share of the page: larger images are the page itself (a scan with a text layer)
 MIN_PICTURE_SCORE = 0.5  # the CDLA model's figure regions on rendered pages scored lower are often not figures
+MAX_SCAN_PICTURE = 0.5  # share of the page: a larger CDLA figure region is the page taken for a picture
+MAX_LABEL_WORDS = 5  # on a rendered page a figure takes only short lines (labels); prose in its box stays body
 
 
 class FigureStage:
@@ -17,14 +19,17 @@ class FigureStage:
     not body paragraphs: its lines leave the page's text flow, except a caption the layout model marks.
     On a raster image that is no picture region, text the layout model leaves out of all its regions (a
     chart's labels) is the figure's too, while text in one of its text regions (a shaded box behind a
-    paragraph) stays in the body; without layout regions the text stays in the body.
+    paragraph) stays in the body; without layout regions the text stays in the body. CDLA's regions on a
+    rendered page are coarser: a figure takes only the short lines in it (labels), and a region over half
+    the page is not taken for a figure.
     """
 
     def __call__(self, pages: list[PageState]) -> list[PageState]:
         for page in pages:
             page_area = page.input.width * page.input.height
-            pictures = [region.bbox for region in page.regions
-                        if region.type == "figure" and (page.use_text_layer or region.score >= MIN_PICTURE_SCORE)]
+            pictures = [region.bbox for region in page.regions if region.type == "figure" and (
+                page.use_text_layer or (region.score >= MIN_PICTURE_SCORE and area(region.bbox) <= MAX_SCAN_PICTURE
+                                        * page_area))]
             captions = [region.bbox for region in page.regions if region.type == "caption"]
             textual = [region.bbox for region in page.regions if region.type not in ("figure", "table")]
             images = [box for box in page.input.image_boxes if MIN_AREA <= area(box) / page_area <= MAX_AREA
@@ -41,7 +46,8 @@ class FigureStage:
                     kept_out = textual if page.regions else None
                 inside = [] if kept_out is None else [
                     line for line in page.lines
-                    if center_inside(line.bbox, box) and not any(center_inside(line.bbox, k) for k in kept_out)]
+                    if center_inside(line.bbox, box) and not any(center_inside(line.bbox, k) for k in kept_out)
+                    and (page.use_text_layer or len(line.text.split()) <= MAX_LABEL_WORDS)]
                 page.lines = [line for line in page.lines if line not in inside]
                 page.blocks.append(Block(type="figure", bbox=box, lines=inside, text=join_lines(inside)))
         return pages

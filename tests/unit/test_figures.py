@@ -89,3 +89,16 @@ def test_on_a_scan_the_layout_models_confident_figure_regions_become_figures_wit
     [result] = FigureStage()([state])
     assert [(b.type, b.bbox, b.text) for b in result.blocks] == [("figure", (321, 422, 559, 693), "Locking shoulder")]
     assert result.lines == [body]
+
+
+def test_on_a_scan_prose_inside_a_figure_region_and_page_sized_regions_stay_body_text():
+    state = page([], text_layer=False)
+    label = Line(text="Nut case", bbox=(455, 433, 486, 442), size=8, confidence=0.9)
+    prose = Line(text="The stainless steel self-locking nut may be spun on and off by hand", bbox=(330, 450, 550, 460),
+                 size=9, confidence=0.95)
+    state.lines = [label, prose]
+    state.regions = [Region(type="figure", bbox=(321, 422, 559, 693), score=0.9),
+                     Region(type="figure", bbox=(10, 10, 590, 790), score=0.8)]
+    [result] = FigureStage()([state])
+    assert [(b.bbox, b.text) for b in result.blocks] == [((321, 422, 559, 693), "Nut case")]
+    assert result.lines == [prose]
