@@ -305,9 +305,10 @@ def _grid_cells(region: BBox, lines: list[Line], rules: list[Rule]) -> Table | N
     ys = _boundaries([r.position for r in rules if r.horizontal])
     if len(xs) < 2 or len(ys) < 3:
         return None
-    if xs[0] > region[0] + EDGE:  # open sides: the table's edges bound the outer columns
-        xs.insert(0, region[0])
-    if xs[-1] < region[2] - EDGE:
+    centers = [(line.bbox[0] + line.bbox[2]) / 2 for line in lines]
+    if xs[0] > region[0] + EDGE and any(c < xs[0] for c in centers):  # open sides: text beyond the outer
+        xs.insert(0, region[0])                                        # column rules is a column to the edge
+    if xs[-1] < region[2] - EDGE and any(c > xs[-1] for c in centers):
         xs.append(region[2])
     n_rows, n_cols = len(ys) - 1, len(xs) - 1
     parent = list(range(n_rows * n_cols))

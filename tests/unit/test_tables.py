@@ -162,3 +162,13 @@ def test_a_header_cell_wrapped_onto_a_second_row_joins_its_cell():
     assert [[c.text for c in table.cells if c.row == r] for r in range(table.rows)] == [
         ["", "State funded legal aid", "CSOs"], ["Children", "*", "*"], ["Suburbs", "", ""], ["Women", "12", "3"],
         ["", "7", ""]]
+
+
+def test_no_empty_column_between_the_last_column_rule_and_the_tables_edge():
+    lines = [text("Action", 110, 102, 150, bold=True), text("A", 210, 102, 220, bold=True),
+             text("B", 260, 102, 270, bold=True), text("Run", 110, 118, 140), text("X", 210, 118, 220),
+             text("Stop", 110, 132, 140), text("X", 260, 132, 270)]
+    rules = [hrule(100), hrule(114), hrule(128), hrule(142), vrule(100, 100, 142), vrule(200, 100, 142),
+             vrule(250, 100, 142), vrule(300, 100, 142)]
+    table = build_table((100, 100, 400, 142), lines, rules)
+    assert (table.rows, table.cols) == (3, 3)
