@@ -16,7 +16,8 @@ from pathlib import Path
 import pymupdf
 
 from engine.rules import rules_from_boxes
-from engine.stages.tables import _inside, build_table, choose_tables, find_table_regions, join_wrapped_rows
+from engine.stages.layout import LayoutStage
+from engine.stages.tables import choose_tables, table_candidates
 from engine.stages.text_layer import TextLayerStage
 from engine.types import PageState
 from tasks.pdf import page_input
@@ -26,11 +27,9 @@ def page_tables(pdf: Path, page_no: int) -> dict[str, list[str]]:
     """The HTML of each source's tables on one page: own, finder, chosen."""
     with pymupdf.open(pdf) as document:
         item = page_input(document[page_no - 1], "page", pdf)
-    [state] = TextLayerStage()([PageState(input=item)])
+    [state] = LayoutStage(None)(TextLayerStage()([PageState(input=item)]))
     rules = rules_from_boxes(item.drawing_boxes)
-    own = [(region, table) for region, members in find_table_regions(rules, state.lines)
-           if (table := build_table(region, _inside(state.lines, region), members)) is not None]
-    found = [(candidate.bbox, join_wrapped_rows(candidate.table)) for candidate in item.found_tables]
+    own, found = table_candidates(state, rules)
     chosen = choose_tables(own, found, state.lines, rules)
     return {name: [table.html for _, table in tables]
             for name, tables in (("own", own), ("finder", found), ("chosen", chosen))}

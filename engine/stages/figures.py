@@ -35,12 +35,12 @@ class FigureStage:
             images = [box for box in page.input.image_boxes if MIN_AREA <= area(box) / page_area <= MAX_AREA
                       and page.use_text_layer]  # a rendered page's image is the page
             tables = [block.bbox for block in page.blocks if block.type == "table"]
-            for box in merge_overlapping(pictures + images):
+            for box, picture in figure_boxes(pictures, images):
                 if any(center_inside(table, box) for table in tables):  # a table the layout model saw as a picture
                     continue
                 x0, y0, x1, y1 = box
                 box = (max(0.0, x0), max(0.0, y0), min(page.input.width, x1), min(page.input.height, y1))
-                if any(overlaps(box, picture) for picture in pictures):
+                if picture:
                     kept_out: list[BBox] | None = captions
                 else:  # a bare image: its text is the page's where the layout model sees text, or sees nothing
                     kept_out = textual if page.regions else None
@@ -51,6 +51,15 @@ class FigureStage:
                 page.lines = [line for line in page.lines if line not in inside]
                 page.blocks.append(Block(type="figure", bbox=box, lines=inside, text=join_lines(inside)))
         return pages
+
+
+def figure_boxes(pictures: list[BBox], images: list[BBox]) -> list[tuple[BBox, bool]]:
+    """The picture regions (overlapping ones merged), then the images that overlap none of them (overlapping
+    ones merged); with whether the box is a picture region. An image's box can reach far past what shows
+    (a clipped image), so an image in a picture does not widen it."""
+    boxes = [(box, True) for box in merge_overlapping(pictures)]
+    rest = [image for image in images if not any(overlaps(image, box) for box, _ in boxes)]
+    return boxes + [(box, False) for box in merge_overlapping(rest)]
 
 
 def merge_overlapping(boxes: list[BBox]) -> list[BBox]:

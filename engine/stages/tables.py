@@ -33,12 +33,7 @@ class TableStage:
                 rules = rules_from_image(page.image, page.image_scale)
             else:
                 rules = []
-            own = [(region, table) for region, region_rules in find_table_regions(rules, page.lines)
-                   if (table := build_table(region, _inside(page.lines, region), region_rules)) is not None]
-            if page.use_text_layer:
-                found = [(item.bbox, join_wrapped_rows(item.table)) for item in page.input.found_tables]
-            else:
-                found = layout_tables(page.regions, page.lines, rules)
+            own, found = table_candidates(page, rules)
             for region, table in choose_tables(own, found, page.lines, rules):
                 inside = _inside(page.lines, region)
                 page.lines = [line for line in page.lines if not _center_inside(line.bbox, region)]
@@ -49,6 +44,18 @@ class TableStage:
 
 
 Candidate = tuple[BBox, Table]
+
+
+def table_candidates(page: PageState, rules: list[Rule]) -> tuple[list[Candidate], list[Candidate]]:
+    """folio's ruled tables and the finder's. On a text-layer page a ruled "table" inside a picture region of
+    PyMuPDF's layout model is a drawing's lines (the finder, gated by that model, saw no table there)."""
+    own = [(region, table) for region, region_rules in find_table_regions(rules, page.lines)
+           if (table := build_table(region, _inside(page.lines, region), region_rules)) is not None]
+    if not page.use_text_layer:
+        return own, layout_tables(page.regions, page.lines, rules)
+    pictures = [r.bbox for r in page.regions if r.type == "figure"]
+    own = [(region, table) for region, table in own if not any(center_inside(region, p) for p in pictures)]
+    return own, [(item.bbox, join_wrapped_rows(item.table)) for item in page.input.found_tables]
 
 
 def layout_tables(regions: list[Region], lines: list[Line], rules: list[Rule]) -> list[Candidate]:
