@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from engine.geometry import center_inside, mean_confidence, overlaps, union
 from engine.rules import Rule, rules_from_boxes, rules_from_image
+from engine.stages.classify import CAPTION
 from engine.types import BBox, Block, Line, PageState, Region, Table, TableCell
 
 EDGE = 3.0  # points of slack when comparing rule ends and table edges
@@ -60,12 +61,12 @@ def table_candidates(page: PageState, rules: list[Rule]) -> tuple[list[Candidate
 
 def layout_tables(regions: list[Region], lines: list[Line], rules: list[Rule]) -> list[Candidate]:
     """Tables in the layout model's table regions of a rendered page: cells from the rules detected in the
-    region and the alignment of the OCR'd lines, the box drawn tight around them; a region whose text does
-    not look tabular (a figure the model took for a table) gives none."""
+    region and the alignment of the OCR'd lines, the box drawn tight around them (a caption in the region left
+    out); a region whose text does not look tabular (a figure the model took for a table) gives none."""
     found: list[Candidate] = []
     for region in sorted((r for r in regions if r.type == "table" and r.score >= MIN_LAYOUT_SCORE),
                          key=lambda r: -r.score):
-        inside = _inside(lines, region.bbox)
+        inside = [line for line in _inside(lines, region.bbox) if not CAPTION.match(line.text)]
         if not inside or not _has_columns(inside) or any(overlaps(region.bbox, other) for other, _ in found):
             continue
         members = [rule for rule in rules if center_inside(_widened(rule), region.bbox)]

@@ -172,3 +172,12 @@ def test_no_empty_column_between_the_last_column_rule_and_the_tables_edge():
              vrule(250, 100, 142), vrule(300, 100, 142)]
     table = build_table((100, 100, 400, 142), lines, rules)
     assert (table.rows, table.cols) == (3, 3)
+
+
+def test_a_caption_inside_a_layout_table_region_stays_out_of_the_table():
+    lines = [text("Table 3: Budget execution by programme, fiscal year 2020.", 124, 55, 488),
+             text("Programme", 190, 72, 240), text("Budgeted", 300, 72, 340),
+             text("Outreach", 190, 86, 240), text("3,139.4", 300, 86, 340),
+             text("Training", 190, 100, 240), text("9,085.0", 300, 100, 340)]
+    [(box, table)] = layout_tables([Region(type="table", bbox=(120, 50, 490, 125), score=0.9)], lines, [])
+    assert box[1] == 72 and "Table 3" not in " ".join(c.text for c in table.cells)
