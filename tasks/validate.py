@@ -23,6 +23,7 @@ from functools import lru_cache
 from html.parser import HTMLParser
 from typing import Any, get_args
 
+from engine.stages.tables import table_html
 from engine.types import TEXT_TYPES, Block, BlockType, PageInput, PageResult, Table
 
 # Thresholds, measured on the dev split (see benchmarks/validation_gate.py):
@@ -402,7 +403,7 @@ def repair_block(block: Block, checks: set[str], width: float, height: float) ->
             block.text = block.text if block.text.strip() else table_text(block.table)
             block.type, block.table = "text", None
         else:
-            block.table = replace(block.table, html=cells_html(block.table))
+            block.table = replace(block.table, html=table_html(block.table.rows, block.table.cells))
     done.update((check, HTML_REBUILT if block.table is not None else KEPT_AS_TEXT) for check in table_checks)
     latex_checks = checks & set(LATEX_CHECKS)
     if latex_checks:
@@ -450,18 +451,3 @@ def table_text(table: Table) -> str:
     """A table's cell text row by row, as a text block holds it."""
     return "\n".join(" ".join(cell.text for cell in sorted(table.cells, key=lambda c: c.col) if cell.row == row)
                      for row in sorted({cell.row for cell in table.cells})).strip()
-
-
-def cells_html(table: Table) -> str:
-    """The table's HTML made from its cells, row by row, with their spans and headers."""
-    parts = ["<table>"]
-    for row in range(table.rows):
-        parts.append("<tr>")
-        for cell in sorted((c for c in table.cells if c.row == row), key=lambda c: c.col):
-            tag = "th" if cell.header else "td"
-            spans = (f' rowspan="{cell.row_span}"' if cell.row_span > 1 else "") + \
-                    (f' colspan="{cell.col_span}"' if cell.col_span > 1 else "")
-            parts.append(f"<{tag}{spans}>{html.escape(cell.text, quote=False)}</{tag}>")
-        parts.append("</tr>")
-    parts.append("</table>")
-    return "".join(parts)

@@ -500,14 +500,19 @@ def make_table(n_rows: int, n_cols: int, cells: list[TableCell]) -> Table:
                 header = any(c.header for c in cells if c.row == row)
                 complete.append(TableCell(row=row, col=col, text="", header=header))
     complete.sort(key=lambda c: (c.row, c.col))
+    return Table(rows=n_rows, cols=n_cols, cells=complete, html=table_html(n_rows, complete))
+
+
+def table_html(n_rows: int, cells: list[TableCell]) -> str:
+    """The HTML of a table's cells, row by row in column order, with their spans and headers."""
     parts = ["<table>"]
     for row in range(n_rows):
         parts.append("<tr>")
-        for cell in (c for c in complete if c.row == row):
+        for cell in sorted((c for c in cells if c.row == row), key=lambda c: c.col):
             tag = "th" if cell.header else "td"
             attributes = (f' rowspan="{cell.row_span}"' if cell.row_span > 1 else "") + \
                          (f' colspan="{cell.col_span}"' if cell.col_span > 1 else "")
             parts.append(f"<{tag}{attributes}>{html.escape(cell.text, quote=False)}</{tag}>")
         parts.append("</tr>")
     parts.append("</table>")
-    return Table(rows=n_rows, cols=n_cols, cells=complete, html="".join(parts))
+    return "".join(parts)
