@@ -5,10 +5,18 @@ from collections import Counter
 
 import numpy as np
 
-from engine.geometry import center_inside, gap, same_region, union
+from engine.geometry import center_inside, gap, mean_confidence, same_region, union
 from engine.ink import ink_boxes
-from engine.mathiness import looks_like_math, prose_words
-from engine.stages.blocks import LIST_MARKER
+from engine.mathiness import (
+    FUNCTION_NAMES,
+    MATH_SHARE,
+    MAX_FORMULA_WORDS,
+    WORD,
+    is_math_char,
+    looks_like_math,
+    prose_words,
+)
+from engine.stages.blocks import LIST_MARKER, join_lines
 from engine.types import BBox, Block, BlockType, PageState, Region
 
 PAGE_NUMBER = re.compile(
@@ -25,6 +33,9 @@ MAX_TITLE_CHARS = 200
 MAX_FORMULA_LINES = 6
 MAX_FRAGMENT_CHARS = 40
 INK_REACH = 1.5  # ink this many body sizes beside a formula's region is still part of it (matrix columns)
+NUMBER_GAP = 2.0  # an equation number stands at least this many font sizes right of its formula
+STACK_REACH = 0.5  # ink this many body sizes above or below a formula's region, overlapping it, is part of it
+LAYOUT_FORMULA_TYPES = ("text", "title", "list_item", "formula", "footnote")  # what a layout formula region may take
 
 
 def body_size(blocks: list[Block]) -> float:
@@ -49,10 +60,12 @@ class ClassifyStage:
                         block.type = "title"
                     if _is_layout_caption(block, page.regions):
                         block.type = "caption"
-            blocks = merge_formula_parts(page.blocks, body)
+            numbered_displays(page.blocks)
+            blocks = formulas_from_layout(page.blocks, page.regions)
+            blocks = merge_formula_parts(blocks, body)
             if page.image is not None:
                 blocks = fit_formulas_to_ink(blocks, page.image, page.image_scale, body)
-            page.blocks = _attach_equation_numbers(blocks)
+            page.blocks = _attach_equation_numbers(blocks, body, page.input.height)
         return pages
 
 
@@ -118,10 +131,83 @@ def is_display_math(block: Block) -> bool:
 
 
 def _is_fragment(block: Block) -> bool:
-    """A scrap that can be part of a formula: a limit, an exponent, a fraction's numerator."""
+    """A scrap that can be part of a formula: a limit, an exponent, a fraction's numerator.
+
+    An OCR'd scrap typed as a title counts too: OCR knows font sizes only from line heights, and a
+    line of big operators or matrix brackets is taller than the body text without being a heading."""
     text = block.text.strip()
-    return block.type in ("text", "formula", "list_item", "footnote") and len(text) <= MAX_FRAGMENT_CHARS \
-        and prose_words(text) <= 1 and not EQUATION_NUMBER.match(text)
+    typed = block.type in ("text", "formula", "list_item", "footnote") or (
+        block.type == "title" and block.confidence is not None)
+    return typed and len(text) <= MAX_FRAGMENT_CHARS and prose_words(text) <= 1 and not EQUATION_NUMBER.match(text)
+
+
+_NAMES = "|".join(sorted(FUNCTION_NAMES, key=len, reverse=True))
+GLUED_FUNCTION = re.compile(rf"^({_NAMES})[a-z]{{0,2}}$", re.IGNORECASE)  # "logb", "sinx": name and argument
+
+
+def _words(text: str) -> int:
+    """Prose words, where a function name read together with its subscript or argument ("logb", "sinx")
+    is none."""
+    return sum(1 for w in WORD.findall(text) if w.lower() not in FUNCTION_NAMES and not GLUED_FUNCTION.match(w))
+
+
+def _no_prose(block: Block) -> bool:
+    """Set in math (its fonts or symbols say so) or hardly any words: what a formula region may hold."""
+    return _math_share(block) >= MATH_SHARE or _words(block.text) <= 1
+
+
+def numbered_displays(blocks: list[Block]) -> None:
+    """A short line with a math symbol and an equation number like "(3)" beside it, far right on its row,
+    is a display formula, whatever its fonts (a formula set in the text font, OCR's garbled symbols)."""
+    numbers = [b.bbox for b in blocks if EQUATION_NUMBER.match(b.text.strip())]
+    numbers += [line.bbox for b in blocks if len(b.lines) > 1 for line in b.lines[:1]
+                if EQUATION_NUMBER.match(line.text.strip())]  # a number OCR grouped with the paragraph below
+    for block in blocks:
+        if block.type not in ("text", "title", "list_item") or len(block.lines) > MAX_FORMULA_LINES:
+            continue
+        text = block.text
+        if EQUATION_NUMBER.match(text.strip()) or _words(text) > MAX_FORMULA_WORDS \
+                or not any(is_math_char(char) for char in text):
+            continue
+        apart = max(block.size, 6.0) * NUMBER_GAP
+        if any(box[0] >= block.bbox[2] + apart and _same_row(block.bbox, box) for box in numbers):
+            block.type = "formula"
+
+
+def formulas_from_layout(blocks: list[Block], regions: list[Region]) -> list[Block]:
+    """The blocks inside a layout model's formula region become one formula block, when none of them is prose.
+
+    The layout model sees a display formula as one region where the text layer or OCR has scraps
+    (limits, a fraction's parts, matrix rows) that the rules alone may leave as text or headings; a
+    figure block the layout model also saw as a formula region holding math is a formula too.
+    Paragraphs with inline math are never taken: a block that is prose, or whose centre lies outside
+    the region, keeps its type; the region's equation number stays apart (it is attached later).
+    """
+    merged: dict[int, Block] = {}  # id of a replaced block -> the formula that replaces it
+    for region in (r for r in regions if r.type == "formula"):
+        members = [b for b in blocks if id(b) not in merged and not EQUATION_NUMBER.match(b.text.strip()) and (
+            (b.type in LAYOUT_FORMULA_TYPES and center_inside(b.bbox, region.bbox))
+            or (b.type == "figure" and b.lines and same_region(b.bbox, region.bbox)))]  # seen as both: math wins
+        if not members or not all(_no_prose(b) for b in members):
+            continue
+        mathy = any(b.type == "formula" or _math_share(b) >= MATH_SHARE or any(is_math_char(c) for c in b.text)
+                    for b in members)
+        if not mathy:
+            continue
+        lines = sorted((line for b in members for line in b.lines), key=lambda line: (line.bbox[1], line.bbox[0]))
+        formula = Block(type="formula", bbox=union([b.bbox for b in members]), lines=lines,
+                        text=" ".join(line.text for line in lines), confidence=mean_confidence(lines))
+        for b in members:
+            merged[id(b)] = formula
+    kept, placed = [], set()
+    for block in blocks:
+        formula = merged.get(id(block))
+        if formula is None:
+            kept.append(block)
+        elif id(formula) not in placed:
+            kept.append(formula)
+            placed.add(id(formula))
+    return kept
 
 
 def merge_formula_parts(blocks: list[Block], body: float) -> list[Block]:
@@ -163,7 +249,7 @@ def fit_formulas_to_ink(blocks: list[Block], image: np.ndarray, scale: float, bo
         window = (x0 - 8 * reach, y0 - 3 * reach, x1 + 8 * reach, y1 + 3 * reach)
         components = [c for c in ink_boxes(image, scale, window)
                       if not any(center_inside(c, box) for box in protected)]
-        formula.bbox = _grow(formula.bbox, components, INK_REACH * reach)
+        formula.bbox = _grow(formula.bbox, components, INK_REACH * reach, STACK_REACH * reach)
     absorbed = {id(b) for b in blocks for f in formulas
                 if b.type != "formula" and _is_fragment(b) and center_inside(b.bbox, f.bbox)}
     for formula in formulas:
@@ -175,8 +261,9 @@ def fit_formulas_to_ink(blocks: list[Block], image: np.ndarray, scale: float, bo
     return [b for b in blocks if id(b) not in absorbed]
 
 
-def _grow(box: BBox, components: list[BBox], reach: float) -> BBox:
-    """The union of the components centred in `box`, widened by those on its rows within `reach`."""
+def _grow(box: BBox, components: list[BBox], reach: float, stack: float) -> BBox:
+    """The union of the components centred in `box`, widened by those on its rows within `reach` and by those
+    stacked right above or below it within `stack` (a big operator over its limit, a fraction's parts)."""
     members = [c for c in components if center_inside(c, box)]
     if not members:
         return box
@@ -187,26 +274,47 @@ def _grow(box: BBox, components: list[BBox], reach: float) -> BBox:
         grew = False
         for component in list(rest):
             middle = (component[1] + component[3]) / 2
-            if region[1] <= middle <= region[3] and gap(region, component, 0) <= reach:
+            on_row = region[1] <= middle <= region[3] and gap(region, component, 0) <= reach
+            stacked = gap(region, component, 0) == 0 and gap(region, component, 1) <= stack
+            if on_row or stacked:
                 region = union([region, component])
                 rest.remove(component)
                 grew = True
     return region
 
 
-def _attach_equation_numbers(blocks: list[Block]) -> list[Block]:
-    """An equation number like "(3)" on a formula's row belongs to that formula's text (not its box)."""
+def _attach_equation_numbers(blocks: list[Block], body: float, page_height: float) -> list[Block]:
+    """An equation number like "(3)" on a formula's row belongs to that formula's text (not its box).
+
+    A number that the line grouping put at the head of the paragraph below (on scans, where it
+    then reads as a list marker) is taken out of that paragraph, which is typed again without it.
+    """
     formulas = [b for b in blocks if b.type == "formula"]
+
+    def owner_of(text: str, box: BBox) -> Block | None:
+        return next((f for f in formulas if EQUATION_NUMBER.match(text.strip()) and _same_row(f.bbox, box)), None)
+
     kept = []
     for block in blocks:
-        owner = next((f for f in formulas if EQUATION_NUMBER.match(block.text.strip()) and _same_row(f, block)), None)
-        if owner is None:
-            kept.append(block)
+        owner = owner_of(block.text, block.bbox)
+        if owner is not None:
+            owner.text = f"{owner.text} {block.text.strip()}"
             continue
-        owner.text = f"{owner.text} {block.text.strip()}"
+        if block.type != "formula" and len(block.lines) > 1:
+            first = min(block.lines, key=lambda line: (line.bbox[1], line.bbox[0]))
+            owner = owner_of(first.text, first.bbox)
+            if owner is not None:
+                owner.text = f"{owner.text} {first.text.strip()}"
+                block.lines = [line for line in block.lines if line is not first]
+                block.bbox = union([line.bbox for line in block.lines])
+                block.text = join_lines(block.lines)
+                block.confidence = mean_confidence(block.lines)
+                if block.type == "list_item":
+                    block.type = classify(block, body, page_height, blocks)
+        kept.append(block)
     return kept
 
 
-def _same_row(a: Block, b: Block) -> bool:
-    overlap = min(a.bbox[3], b.bbox[3]) - max(a.bbox[1], b.bbox[1])
-    return overlap > 0.3 * min(a.bbox[3] - a.bbox[1], b.bbox[3] - b.bbox[1])
+def _same_row(a: BBox, b: BBox) -> bool:
+    overlap = min(a[3], b[3]) - max(a[1], b[1])
+    return overlap > 0.3 * min(a[3] - a[1], b[3] - b[1])

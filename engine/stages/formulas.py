@@ -1,29 +1,44 @@
-"""LaTeX for display-formula blocks, read from crops of the page rendered at the model's resolution."""
+"""LaTeX for display-formula blocks, read from crops made the way the model learnt (engine/formula/crops.py)."""
 
 import re
+from collections import Counter
 
-import cv2
 import numpy as np
 import pymupdf
 
 from engine.formula import FormulaModel
-from engine.orientation import displayed_box, turn_image
-from engine.types import Formula, PageState
+from engine.formula.crops import ends_with_number, flatten_paper, formula_crop, page_skew
+from engine.formula.styles import canonical_latex
+from engine.orientation import displayed_box
+from engine.stages.classify import body_size
+from engine.types import Block, Formula, PageState
 
-FORMULA_DPI = 200  # the formula model was trained on renders of about this resolution
-PAD = 4.0  # points of margin around the formula's box
+__all__ = ["FormulaStage", "balance_groups", "flatten_paper", "strip_math_wrapper"]
+
 MAX_BATCH = 16
+_ENVIRONMENTS = r"equation|displaymath|align|gather|eqnarray|multline"
 _WRAPPER = re.compile(
-    r"^\s*(\\\[|\$\$|\$|\\begin\{(equation|displaymath|align|gather)\*?\})\s*(?P<body>.*?)\s*"
-    r"(\\\]|\$\$|\$|\\end\{(equation|displaymath|align|gather)\*?\})\s*$",
+    rf"^\s*(\\\[|\$\$|\$|\\begin\{{({_ENVIRONMENTS})\*?\}})\s*(?P<body>.*?)\s*"
+    rf"(\\\]|\$\$|\$|\\end\{{({_ENVIRONMENTS})\*?\}})\s*$",
     re.DOTALL,
 )
+# one row of an alignment environment (or a one-column array) around the whole formula: a wrapper
+_ONE_ROW = re.compile(r"^\s*\\begin\{(?P<env>aligned|gathered|split|array\}\{[lcr])\}\s*(?P<body>.*?)\s*"
+                      r"\\end\{(aligned|gathered|split|array)\}\s*$", re.DOTALL)
+# an equation number the model read at the end, after a space ("\qquad (3)")
+_TRAILING_NUMBER = re.compile(r"\s*(\\q?quad|\\hfill|\\hspace\*?\{[^{}]*\}|~)+\s*\(\s*\d+(\.\d+)?[a-z]?\s*\)\s*$")
 
 
 def strip_math_wrapper(latex: str) -> str:
-    """The formula without the display-math environment the model may put around it."""
+    """The formula without the display-math environment the model may put around it, nor a trailing
+    equation number set apart by space."""
     match = _WRAPPER.match(latex)
-    return match.group("body").strip() if match else latex.strip()
+    body = match.group("body").strip() if match else latex.strip()
+    single = _ONE_ROW.match(body)
+    if single and single.group(3) == single.group("env").split("}")[0] \
+            and "\\\\" not in single.group("body") and "\\end{" not in single.group("body"):
+        body = single.group("body").replace("&", "").strip()
+    return _TRAILING_NUMBER.sub("", body).strip()
 
 
 _GROUPING = re.compile(r"\\[{}]|\\(begin|end)\s*\{([^}]*)\}|[{}]")
@@ -59,29 +74,25 @@ def balance_groups(latex: str) -> str:
     return "".join(parts + closing)
 
 
-def flatten_paper(crop: np.ndarray) -> np.ndarray:
-    """A scanned crop made to look like the clean renders the model learnt from: paper white, ink stretched.
-
-    Pixels lighter than Otsu's threshold are paper and become white; the rest is stretched from the
-    darkest ink to the paper's grey, which keeps the ink's anti-aliased edges.
-    """
-    grey = cv2.cvtColor(crop, cv2.COLOR_RGB2GRAY)
-    threshold, _ = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    paper = grey > threshold
-    if not paper.any() or paper.all():
-        return crop
-    ink, white = float(np.percentile(grey, 1)), float(np.median(grey[paper]))
-    flat = np.clip((grey.astype(np.float32) - ink) * (255.0 / max(1.0, white - ink)), 0, 255)
-    flat[paper] = 255
-    return cv2.cvtColor(flat.astype(np.uint8), cv2.COLOR_GRAY2RGB)
+def formula_size(block: Block) -> float:
+    """The font size most of the formula's text-layer characters are set in (its scripts are smaller); 0 for
+    an OCR'd formula, whose line heights say more about its tall signs than about its size."""
+    sizes: Counter[float] = Counter()
+    for line in block.lines:
+        for span in line.spans:
+            sizes[round(span.size * 2) / 2] += len(span.text.strip())
+    return sizes.most_common(1)[0][0] if sizes and block.confidence is None else 0.0
 
 
 class FormulaStage:
-    """Renders each formula block's box and gives it LaTeX; with no model, formulas keep only their box."""
+    """Crops each formula block from its page and gives it LaTeX; with no model, formulas keep only their box.
 
-    def __init__(self, model: FormulaModel | None, dpi: int = FORMULA_DPI):
+    One crop per formula block, a multi-line (aligned) formula included: the model reads two lines
+    as well as one (benchmarks/formula_crops.py).
+    """
+
+    def __init__(self, model: FormulaModel | None):
         self.model = model
-        self.dpi = dpi
 
     def __call__(self, pages: list[PageState]) -> list[PageState]:
         if self.model is None:
@@ -93,26 +104,29 @@ class FormulaStage:
         for start in range(0, len(blocks), MAX_BATCH):
             chunk = blocks[start:start + MAX_BATCH]
             for (_, block), (latex, confidence) in zip(chunk, self.model(crops[start:start + MAX_BATCH])):
-                latex = balance_groups(strip_math_wrapper(latex))
+                latex = balance_groups(canonical_latex(strip_math_wrapper(latex), block.lines))
                 if latex:
                     block.formula = Formula(latex=latex, display=True, confidence=round(confidence, 4))
         return pages
 
     def _crops(self, blocks) -> list[np.ndarray]:
-        crops, documents = [], {}
+        crops, documents, pages = [], {}, {}
         try:
             for page, block in blocks:
                 path = page.input.pdf_path
                 if path not in documents:
                     documents[path] = pymupdf.open(path)
                 pdf_page = documents[path][page.input.page_index]
-                x0, y0, x1, y1 = displayed_box(page, block.bbox)  # the PDF renders the displayed page
-                clip = pymupdf.Rect(x0 - PAD, y0 - PAD, x1 + PAD, y1 + PAD) & pdf_page.rect
-                pixmap = pdf_page.get_pixmap(dpi=self.dpi, clip=clip, colorspace=pymupdf.csRGB, alpha=False)
-                crop = np.frombuffer(pixmap.samples, np.uint8).reshape(pixmap.height, pixmap.width, 3)
-                crop = turn_image(crop, page.turn)  # upright, as the page is read
-                scanned = block.confidence is not None  # read by OCR: its pixels come from a scan
-                crops.append(flatten_paper(crop) if scanned else crop.copy())
+                scanned = not page.use_text_layer or block.confidence is not None or any(
+                    line.confidence is not None for line in block.lines)  # read by OCR: its pixels are a scan
+                if id(page) not in pages:  # the page's body size, and its skew when it is a scan
+                    skew = page_skew(page.image) if scanned and page.image is not None else 0.0
+                    pages[id(page)] = (body_size(page.blocks), skew)
+                body, skew = pages[id(page)]
+                em = formula_size(block) or body
+                numbered = bool(block.lines) and ends_with_number(max(block.lines, key=lambda l: l.bbox[2]).text)
+                crops.append(formula_crop(pdf_page, displayed_box(page, block.bbox), em, scanned,
+                                          skew if scanned else 0.0, page.turn, numbered))
         finally:
             for document in documents.values():
                 document.close()
