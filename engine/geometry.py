@@ -1,5 +1,7 @@
 """Small box arithmetic shared by the stages (boxes are x0, y0, x1, y1 in points)."""
 
+from dataclasses import dataclass, field
+
 from engine.types import BBox, Line
 
 
@@ -50,3 +52,37 @@ def mean_confidence(lines: list[Line]) -> float | None:
     """The mean OCR confidence of the lines; None for text-layer lines, which have none."""
     scores = [line.confidence for line in lines if line.confidence is not None]
     return sum(scores) / len(scores) if scores else None
+
+
+@dataclass
+class Row:
+    """Lines set on one row of text, with the row's top and bottom."""
+
+    lines: list[Line] = field(default_factory=list)
+    top: float = 0.0
+    bottom: float = 0.0
+
+    def add(self, line: Line) -> None:
+        if not self.lines:
+            self.top, self.bottom = line.bbox[1], line.bbox[3]
+        self.lines.append(line)
+        self.top, self.bottom = min(self.top, line.bbox[1]), max(self.bottom, line.bbox[3])
+
+    @property
+    def center(self) -> float:
+        return (self.top + self.bottom) / 2
+
+
+def text_rows(lines: list[Line]) -> list[Row]:
+    """Lines grouped into rows: a line joins a row it overlaps by half its height."""
+    rows: list[Row] = []
+    for line in sorted(lines, key=lambda l: (l.bbox[1] + l.bbox[3]) / 2):
+        row = rows[-1] if rows else None
+        overlap = min(row.bottom, line.bbox[3]) - max(row.top, line.bbox[1]) if row else 0.0
+        if row is not None and overlap >= 0.5 * line.height:
+            row.add(line)
+        else:
+            row = Row()
+            row.add(line)
+            rows.append(row)
+    return rows

@@ -1,6 +1,6 @@
 """Lines grouped by the layout model's text regions: one block per paragraph, list item, heading or code listing."""
 
-from engine.geometry import area, center_inside
+from engine.geometry import area, center_inside, text_rows
 from engine.types import Line, Region
 
 GROUPED_TYPES = ("text", "title", "list_item", "caption", "footnote", "header", "footer")  # formulas: the rules
@@ -22,17 +22,5 @@ def group_by_regions(lines: list[Line], regions: list[Region]) -> tuple[list[lis
 
 
 def in_rows(lines: list[Line]) -> list[Line]:
-    """The lines top to bottom, and left to right within a row (lines that overlap by half a height)."""
-    rows: list[list[Line]] = []
-    for line in sorted(lines, key=lambda l: (l.bbox[1] + l.bbox[3]) / 2):
-        last = rows[-1] if rows else None
-        if last is not None and _overlap(last, line) >= 0.5 * min(line.height, min(l.height for l in last)):
-            last.append(line)
-        else:
-            rows.append([line])
-    return [line for row in rows for line in sorted(row, key=lambda l: l.bbox[0])]
-
-
-def _overlap(row: list[Line], line: Line) -> float:
-    top, bottom = min(l.bbox[1] for l in row), max(l.bbox[3] for l in row)
-    return min(bottom, line.bbox[3]) - max(top, line.bbox[1])
+    """The lines top to bottom, and left to right within a row."""
+    return [line for row in text_rows(lines) for line in sorted(row.lines, key=lambda l: l.bbox[0])]

@@ -3,9 +3,8 @@
 
 import html
 from collections import Counter
-from dataclasses import dataclass, field
 
-from engine.geometry import center_inside, mean_confidence, overlaps, union
+from engine.geometry import Row, center_inside, mean_confidence, overlaps, text_rows, union
 from engine.rules import Rule, rules_from_boxes, rules_from_image
 from engine.stages.classify import CAPTION
 from engine.types import BBox, Block, Line, PageState, Region, Table, TableCell
@@ -136,7 +135,7 @@ def shown_rows(lines: list[Line], rules: list[Rule]) -> int:
     (text wrapped inside a cell adds no row, lines stacked across several columns are rows)."""
     if sum(1 for rule in rules if not rule.horizontal) >= 2:
         return max(1, len(_boundaries([rule.position for rule in rules if rule.horizontal])) - 1)
-    return sum(1 for row in _rows(lines) if len(row.lines) >= 2)
+    return sum(1 for row in text_rows(lines) if len(row.lines) >= 2)
 
 
 def _header_span_rules(region: BBox, rules: list[Rule]) -> int:
@@ -235,7 +234,7 @@ def _prose_between(upper: Rule, lower: Rule, lines: list[Line]) -> bool:
 
 def _looks_tabular(lines: list[Line], region: BBox) -> bool:
     """Two or more rows, at least half of them with two or more pieces of text, few lines as wide as prose."""
-    rows = _rows(lines)
+    rows = text_rows(lines)
     if len(rows) < 2:
         return False
     multi = sum(1 for row in rows if len(row.lines) >= 2)
@@ -246,44 +245,12 @@ def _looks_tabular(lines: list[Line], region: BBox) -> bool:
 def _has_columns(lines: list[Line]) -> bool:
     """Two or more rows of text in two or more columns, and at least MIN_COLUMN_ROWS of all rows (the rest may be
     text wrapped inside cells)."""
-    rows = _rows(lines)
+    rows = text_rows(lines)
     multi = sum(1 for row in rows if len(row.lines) >= 2)
     return multi >= 2 and multi >= MIN_COLUMN_ROWS * len(rows)
 
 
 # -- structure
-
-
-@dataclass
-class _Row:
-    lines: list[Line] = field(default_factory=list)
-    top: float = 0.0
-    bottom: float = 0.0
-
-    def add(self, line: Line) -> None:
-        if not self.lines:
-            self.top, self.bottom = line.bbox[1], line.bbox[3]
-        self.lines.append(line)
-        self.top, self.bottom = min(self.top, line.bbox[1]), max(self.bottom, line.bbox[3])
-
-    @property
-    def center(self) -> float:
-        return (self.top + self.bottom) / 2
-
-
-def _rows(lines: list[Line]) -> list[_Row]:
-    """Lines grouped into rows: a line joins a row it overlaps by half its height."""
-    rows: list[_Row] = []
-    for line in sorted(lines, key=lambda l: (l.bbox[1] + l.bbox[3]) / 2):
-        row = rows[-1] if rows else None
-        overlap = min(row.bottom, line.bbox[3]) - max(row.top, line.bbox[1]) if row else 0.0
-        if row is not None and overlap >= 0.5 * line.height:
-            row.add(line)
-        else:
-            row = _Row()
-            row.add(line)
-            rows.append(row)
-    return rows
 
 
 def build_table(region: BBox, lines: list[Line], rules: list[Rule]) -> Table | None:
@@ -387,10 +354,10 @@ def _aligned_cells(region: BBox, lines: list[Line], rules: list[Rule]) -> Table 
     return make_table(len(rows), len(columns), cells)
 
 
-def _row_assignments(lines: list[Line]) -> tuple[list[_Row], list[tuple[Line, int, int]]]:
+def _row_assignments(lines: list[Line]) -> tuple[list[Row], list[tuple[Line, int, int]]]:
     """Rows, and each line's (row index, row span): a line set between two rows spans both."""
-    clusters = _rows(lines)
-    kept: list[_Row] = []
+    clusters = text_rows(lines)
+    kept: list[Row] = []
     placed: list[tuple[Line, int, int]] = []
     for index, row in enumerate(clusters):
         above = kept[-1] if kept else None
@@ -403,7 +370,7 @@ def _row_assignments(lines: list[Line]) -> tuple[list[_Row], list[tuple[Line, in
     return kept, placed
 
 
-def _between(row: _Row, above: _Row, below: _Row) -> bool:
+def _between(row: Row, above: Row, below: Row) -> bool:
     """A row of labels set between two rows, in columns both leave empty (a full row set tightly is a row
     of its own)."""
     if any(min(line.bbox[2], other.bbox[2]) > max(line.bbox[0], other.bbox[0])
