@@ -12,7 +12,7 @@ import pymupdf
 
 from engine.orientation import direction_turn, dominant_turn, turn_box, turn_line, turned_size
 from engine.types import Line, PageInput, Span
-from tasks.pdf_layout import analyse_layout
+from tasks.pdf_layout import analyse_layout, as_box
 
 pymupdf.TOOLS.mupdf_display_errors(False)
 pymupdf.TOOLS.mupdf_display_warnings(False)
@@ -101,7 +101,7 @@ def page_input(page: pymupdf.Page, key: str, pdf_path: Path, graphics: PageGraph
         width=float(rect.width),
         height=float(rect.height),
         text_lines=layer.lines,
-        image_boxes=[_box(pymupdf.Rect(info["bbox"]) * rotation) for info in graphics.images],
+        image_boxes=[as_box(pymupdf.Rect(info["bbox"]) * rotation) for info in graphics.images],
         drawing_boxes=drawing_boxes(graphics.drawings, rotation),
         layout_regions=regions,
         found_tables=tables,
@@ -129,7 +129,7 @@ def drawing_boxes(drawings: list[dict[str, Any]],
             rect.normalize()
             if rotation is not None:
                 rect = rect * rotation
-            boxes.append(_box(rect))
+            boxes.append(as_box(rect))
     return boxes
 
 
@@ -164,7 +164,7 @@ def read_text_layer(page: pymupdf.Page) -> TextLayer:
                 continue
             # spans in the line's own upright frame, where it runs left to right
             spans = [
-                Span(text=s["text"], bbox=turn_box(_box(pymupdf.Rect(s["bbox"]) * rotation), turn, width, height),
+                Span(text=s["text"], bbox=turn_box(as_box(pymupdf.Rect(s["bbox"]) * rotation), turn, width, height),
                      size=float(s["size"]), font=s["font"],
                      bold=bool(s["flags"] & _BOLD_FLAG) or "bold" in s["font"].lower())
                 for s in raw_line["spans"] if not _glyph_codes_only(s["text"])
@@ -181,11 +181,6 @@ def read_text_layer(page: pymupdf.Page) -> TextLayer:
 def _glyph_codes_only(text: str) -> bool:
     """Nothing but spaces and control characters: a symbol font's bullet or checkbox mapped to no character."""
     return all(c.isspace() or unicodedata.category(c) == "Cc" for c in text)
-
-
-def _box(rect: pymupdf.Rect | tuple[float, float, float, float]) -> tuple[float, float, float, float]:
-    x0, y0, x1, y1 = rect
-    return (float(x0), float(y0), float(x1), float(y1))
 
 
 def _split_at_gaps(spans: list[Span]) -> list[Line]:

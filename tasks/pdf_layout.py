@@ -48,7 +48,7 @@ def analyse_layout(page: pymupdf.Page, turn: int = 0) -> tuple[list[Region], lis
     finally:
         if page.rotation != rotation:
             page.set_rotation(rotation)
-    regions = [Region(type=LAYOUT_TYPES[item[4]], bbox=_box(item[:4]), score=1.0)
+    regions = [Region(type=LAYOUT_TYPES[item[4]], bbox=as_box(item[:4]), score=1.0)
                for item in layout if item[4] in LAYOUT_TYPES]
     found = _kept(tables)
     if turn:
@@ -68,7 +68,7 @@ def _kept(tables: list["pymupdf.table.Table"]) -> list[FoundTable]:
         if rows < 2 or cols < 2 or sum(1 for cell in cells if cell.text) < MIN_FILLED:
             continue
         boxes = [box for _, box in placed if box is not None]
-        bbox = union(boxes) if len(boxes) == len(placed) else _box(table.bbox)
+        bbox = union(boxes) if len(boxes) == len(placed) else as_box(table.bbox)
         found.append(FoundTable(bbox=bbox, table=make_table(rows, cols, cells)))
     return found
 
@@ -93,7 +93,7 @@ def _cells(table: "pymupdf.table.Table") -> list[tuple[TableCell, BBox | None]]:
             covered.update((r + i, c + j) for i in range(rows) for j in range(cols))
             cells.append((TableCell(row=r, col=c, text=cell_text(placement.text or ""), row_span=rows, col_span=cols,
                                     header=placement.tag == "th"),
-                          _box(placement.bbox) if placement.bbox is not None else None))
+                          as_box(placement.bbox) if placement.bbox is not None else None))
             c += cols
     return cells
 
@@ -122,5 +122,7 @@ def cell_text(text: str) -> str:
     return " ".join(_HYPHEN_BREAK.sub(r"\1", text).split())
 
 
-def _box(bbox: tuple[float, float, float, float]) -> BBox:
-    return tuple(float(v) for v in bbox)
+def as_box(rect: "pymupdf.Rect | tuple[float, float, float, float]") -> BBox:
+    """A box of plain floats from a PyMuPDF rectangle or a 4-tuple."""
+    x0, y0, x1, y1 = rect
+    return float(x0), float(y0), float(x1), float(y1)
