@@ -104,16 +104,17 @@ def _is_heading(block: Block, body: float, text: str) -> bool:
 
 def _is_layout_title(block: Block, regions: list[Region]) -> bool:
     """An OCR'd paragraph or list item the layout model marks as a title (OCR knows no font size or weight)."""
-    return block.type in ("text", "list_item") and block.confidence is not None and any(
-        region.type == "title" and same_region(block.bbox, region.bbox) for region in regions
-    )
+    return block.type in ("text", "list_item") and block.confidence is not None and _marked(block, regions, "title")
 
 
 def _is_layout_caption(block: Block, regions: list[Region]) -> bool:
     """A paragraph, heading or list item the layout model marks as a caption (captions need not say "Figure 1:")."""
-    return block.type in ("text", "title", "list_item") and any(
-        region.type == "caption" and same_region(block.bbox, region.bbox) for region in regions
-    )
+    return block.type in ("text", "title", "list_item") and _marked(block, regions, "caption")
+
+
+def _marked(block: Block, regions: list[Region], kind: BlockType) -> bool:
+    """Whether a region of that kind marks the block's box."""
+    return any(region.type == kind and same_region(block.bbox, region.bbox) for region in regions)
 
 
 def _has_body_below(block: Block, blocks: list[Block]) -> bool:
