@@ -5,17 +5,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.ocr.tesseract import SCRIPT_LANGUAGES, ReadLine, TesseractReader
-from engine.ocr.trust import MIN_CONFIDENCE, Trust, measure
+from engine.ocr.detector import PixelBox
+from engine.ocr.tesseract import SCRIPT_LANGUAGES, TesseractReader
+from engine.ocr.trust import Trust, measure
 
 INSTALL_HINT = "apt-get install tesseract-ocr tesseract-ocr-osd and the script's language data, e.g. tesseract-ocr-kor"
 
 
 @dataclass
 class FallbackReading:
-    """What the fallback made of a page: its lines (in the image's pixels) when one reading is trusted, else why not."""
+    """What the fallback made of a page's lines: the text and confidence of each when one reading is trusted,
+    else why not."""
 
-    lines: list[ReadLine] = field(default_factory=list)
+    readings: list[tuple[str, float]] = field(default_factory=list)
     language: str = ""
     trust: Trust | None = None
     reason: str | None = None  # set when no reading could be trusted
@@ -23,7 +25,8 @@ class FallbackReading:
 
 
 class ScriptFallback:
-    """Reads an untrusted page with Tesseract: the script its detection names first, then the other languages.
+    """Reads the detected lines of an untrusted page with Tesseract: the script its detection names first,
+    then the other languages.
 
     Each language runs with English (`kor+eng`), since pages in other scripts carry Latin words
     and numbers. The first reading that passes the trust measure is kept.
@@ -32,7 +35,9 @@ class ScriptFallback:
     def __init__(self, reader: TesseractReader | None):
         self.reader = reader
 
-    def __call__(self, image: np.ndarray, dpi: int, trust: Trust) -> FallbackReading:
+    def __call__(self, image: np.ndarray, dpi: int, trust: Trust, crops: list[np.ndarray],
+                 boxes: list[PixelBox]) -> FallbackReading:
+        """Reads `crops` (the page's upright line crops, whose boxes in `image` are `boxes`)."""
         problem = f"text not readable by the OCR model ({trust.describe()})"
         if self.reader is None:
             return FallbackReading(reason=f"{problem}; no fallback OCR installed ({INSTALL_HINT})")
@@ -44,12 +49,11 @@ class ScriptFallback:
             others = [lang for lang in self.reader.texts if lang not in ("eng", *first)]
             for lang in [*first, *others] or ["eng"]:
                 language = f"{lang}+eng" if lang != "eng" and "eng" in self.reader.languages else lang
-                lines = self.reader.read(image, dpi, language)
-                found = measure((line.text, line.confidence, line.box) for line in lines)
+                readings = self.reader.read_lines(crops, language)
+                found = measure((text, confidence, box) for (text, confidence), box in zip(readings, boxes))
                 tried.append(language)
                 if found.trusted and found.characters:
-                    kept = [line for line in lines if line.text and line.confidence >= MIN_CONFIDENCE]
-                    return FallbackReading(kept, language, found, None, tried)
+                    return FallbackReading(readings, language, found, None, tried)
         except (OSError, RuntimeError, subprocess.SubprocessError) as error:
             return FallbackReading(reason=f"{problem}; the fallback OCR failed: {error}", tried=tried)
         where = f"script {script}" if script else "script not detected"

@@ -30,8 +30,12 @@ SCRIPT_LANGUAGES: dict[str, tuple[str, ...]] = {
     "Japanese": ("jpn",), "Han": ("chi_sim", "chi_tra"), "HanS": ("chi_sim",), "HanT": ("chi_tra",),
     "Latin": ("eng",),
 }
-PAGE_SEGMENTATION = "3"  # fully automatic layout analysis
-GUTTER = 2.5  # a gap between words wider than this many word heights separates two columns
+LINE_SEGMENTATION = "6"  # one uniform block of text: the stacked line crops, one line each
+LINE_HEIGHT = 48  # pixels a line crop is scaled to: Tesseract reads best with glyphs 20-40 pixels high
+MAX_UPSCALE = 4.0  # a crop is enlarged at most this much (a speck would otherwise fill the line height)
+LINE_GAP = 24  # white pixels between stacked crops, so that no two are read as one line
+MAX_STACK_HEIGHT = 16_000  # pixels of one stacked image; more lines go to another call
+READ_DPI = 300  # the resolution Tesseract is told: LINE_HEIGHT pixels are a 10-12 pt line at 300 dpi
 NOT_TEXT = {"osd", "equ", "snum"}  # trained data that is not a language to read
 
 
@@ -42,7 +46,6 @@ class ReadLine:
     text: str
     confidence: float
     box: PixelBox
-    word_height: float = 0.0  # the median height of its words' boxes, in pixels
 
 
 class TesseractReader:
@@ -95,22 +98,28 @@ class TesseractReader:
         """The installed languages that read `script`, most widely used first."""
         return [lang for lang in SCRIPT_LANGUAGES.get(script, ()) if lang in self.languages]
 
-    def read(self, image: np.ndarray, dpi: int, language: str) -> list[ReadLine]:
-        """The lines of an RGB page image, read with `language` (Tesseract's `kor+eng` form).
+    def read_lines(self, crops: list[np.ndarray], language: str) -> list[tuple[str, float]]:
+        """The text and confidence of each upright line crop (RGB), read with `language` (`kor+eng` form).
 
-        One recognition writes words with boxes and confidences (TSV) and the plain text, whose
-        spacing is Tesseract's own (Hangul comes out as one TSV word per syllable at times).
+        The crops, scaled to one line height, are stacked into as few images as Tesseract takes and read
+        as blocks of lines: one process per image instead of one per line, and the text detector's line
+        boxes (which keep table cells apart) instead of Tesseract's own page layout analysis.
         """
-        with tempfile.TemporaryDirectory(prefix="folio-tesseract-") as folder:
-            base = Path(folder) / "page"
-            self._run(image, dpi, ["-l", language, "--psm", PAGE_SEGMENTATION, "tsv", "txt"], output=str(base))
-            tsv = base.with_suffix(".tsv").read_text(encoding="utf-8", errors="replace")
-            txt = base.with_suffix(".txt").read_text(encoding="utf-8", errors="replace")
-        return parse_tsv(tsv, txt)
+        readings: list[tuple[str, float]] = []
+        for start, end in _stacks([crop.shape[0] for crop in crops], [_factor(crop) for crop in crops]):
+            image, bands = stack_lines(crops[start:end])
+            with tempfile.TemporaryDirectory(prefix="folio-tesseract-") as folder:
+                base = Path(folder) / "lines"
+                self._run(image, READ_DPI, ["-l", language, "--psm", LINE_SEGMENTATION, "tsv", "txt"],
+                          output=str(base))
+                tsv = base.with_suffix(".tsv").read_text(encoding="utf-8", errors="replace")
+                txt = base.with_suffix(".txt").read_text(encoding="utf-8", errors="replace")
+            readings += lines_in_bands(parse_tsv(tsv, txt), bands)
+        return readings
 
     def _run(self, image: np.ndarray, dpi: int, arguments: list[str], check: bool = True,
              output: str = "stdout") -> str:
-        ok, png = cv2.imencode(".png", np.ascontiguousarray(image[..., ::-1]))
+        ok, png = cv2.imencode(".png", np.ascontiguousarray(image[..., ::-1] if image.ndim == 3 else image))
         if not ok:
             raise RuntimeError("could not encode the page image for Tesseract")
         environment = {**os.environ, "OMP_THREAD_LIMIT": "1"}  # pages run one per process; no nested threads
@@ -121,12 +130,82 @@ class TesseractReader:
         return done.stdout.decode("utf-8", errors="replace")
 
 
+def _factor(crop: np.ndarray) -> float:
+    return min(MAX_UPSCALE, LINE_HEIGHT / max(1, crop.shape[0]))
+
+
+def _stacks(heights: list[int], factors: list[float]) -> list[tuple[int, int]]:
+    """Index ranges of crops whose scaled heights, with the gaps, fit one stacked image."""
+    ranges, start, used = [], 0, LINE_GAP
+    for index, (height, factor) in enumerate(zip(heights, factors)):
+        needed = round(height * factor) + LINE_GAP
+        if index > start and used + needed > MAX_STACK_HEIGHT:
+            ranges.append((start, index))
+            start, used = index, LINE_GAP
+        used += needed
+    if start < len(heights):
+        ranges.append((start, len(heights)))
+    return ranges
+
+
+def stack_lines(crops: list[np.ndarray]) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """The crops made dark on white and scaled to LINE_HEIGHT (at most MAX_UPSCALE times), left-aligned one
+    under the other on white with LINE_GAP between them (a grey image), and each crop's band of rows."""
+    scaled = [cv2.resize(dark_on_white(crop), None, fx=_factor(crop), fy=_factor(crop),
+                         interpolation=cv2.INTER_CUBIC) for crop in crops]
+    width = max(crop.shape[1] for crop in scaled) + 2 * LINE_GAP
+    height = sum(crop.shape[0] + LINE_GAP for crop in scaled) + LINE_GAP
+    image = np.full((height, width), 255, dtype=np.uint8)
+    bands, top = [], LINE_GAP
+    for crop in scaled:
+        image[top:top + crop.shape[0], LINE_GAP:LINE_GAP + crop.shape[1]] = crop
+        bands.append((top, top + crop.shape[0]))
+        top += crop.shape[0] + LINE_GAP
+    return image, bands
+
+
+def dark_on_white(crop: np.ndarray) -> np.ndarray:
+    """An RGB line crop in grey, its background stretched to white and its text to black (light text on a dark
+    band turned over), so that one threshold suits every crop of a stacked image (a shaded table header would
+    otherwise go black with its text)."""
+    grey = cv2.cvtColor(crop, cv2.COLOR_RGB2GRAY)
+    threshold, _ = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    if np.mean(grey <= threshold) > 0.5:  # the darker class is the larger one: it is the background
+        grey = 255 - grey
+        threshold = 254 - threshold
+    light, dark = grey[grey > threshold], grey[grey <= threshold]
+    if not len(light) or not len(dark):
+        return grey
+    background, ink = float(np.median(light)), float(np.median(dark))
+    if background - ink < 1:
+        return grey
+    return np.clip((grey.astype(np.float32) - ink) * 255.0 / (background - ink), 0, 255).astype(np.uint8)
+
+
+def lines_in_bands(lines: list[ReadLine], bands: list[tuple[int, int]]) -> list[tuple[str, float]]:
+    """The text and confidence read in each band of a stacked image: the lines whose middle lies in it (or
+    within half a gap of it), left to right; ("", 0.0) for a band where nothing was read."""
+    found: list[list[ReadLine]] = [[] for _ in bands]
+    for line in lines:
+        middle = (line.box[1] + line.box[3]) / 2
+        for index, (top, bottom) in enumerate(bands):
+            if top - LINE_GAP / 2 <= middle < bottom + LINE_GAP / 2:
+                found[index].append(line)
+                break
+    readings = []
+    for pieces in found:
+        pieces.sort(key=lambda line: line.box[0])
+        characters = sum(len(line.text) for line in pieces)
+        confidence = sum(len(line.text) * line.confidence for line in pieces) / characters if characters else 0.0
+        readings.append((" ".join(line.text for line in pieces), confidence))
+    return readings
+
+
 def parse_tsv(tsv: str, txt: str = "") -> list[ReadLine]:
-    """Tesseract's word rows grouped into lines; empty words and words without a confidence left out.
+    """Tesseract's word rows grouped into its lines; empty words and words without a confidence left out.
 
     Words are spaced as in `txt` (Tesseract's plain text) where its line has the same characters,
-    else joined with spaces. A line that runs across a gap wider than GUTTER word heights (two
-    columns side by side) becomes one line per side.
+    else joined with spaces (Hangul comes out as one TSV word per syllable at times).
     """
     plain = {_squeezed(line): line for line in txt.splitlines() if line.strip()}
     words: dict[tuple[str, str, str, str], list[tuple[str, float, PixelBox]]] = {}
@@ -144,25 +223,14 @@ def parse_tsv(tsv: str, txt: str = "") -> list[ReadLine]:
     for line_words in words.values():
         spaces = _spaces_before([word for word, _, _ in line_words],
                                 plain.get(_squeezed("".join(word for word, _, _ in line_words))))
-        median = float(np.median([box[3] - box[1] for _, _, box in line_words]))
-        start = 0
-        for end in range(1, len(line_words) + 1):
-            if end == len(line_words) or line_words[end][2][0] - line_words[end - 1][2][2] > GUTTER * median:
-                lines.append(_line(line_words[start:end], spaces[start:end]))
-                start = end
+        text = "".join((" " if space and i else "") + word
+                       for i, ((word, _, _), space) in enumerate(zip(line_words, spaces)))
+        characters = sum(len(word) for word, _, _ in line_words)
+        confidence = sum(len(word) * conf for word, conf, _ in line_words) / characters
+        boxes = np.array([box for _, _, box in line_words])
+        box = (int(boxes[:, 0].min()), int(boxes[:, 1].min()), int(boxes[:, 2].max()), int(boxes[:, 3].max()))
+        lines.append(ReadLine(text, confidence, box))
     return lines
-
-
-def _line(words: list[tuple[str, float, PixelBox]], spaces: list[bool]) -> ReadLine:
-    text = "".join((" " if space and i else "") + word for i, ((word, _, _), space) in enumerate(zip(words, spaces)))
-    characters = sum(len(word) for word, _, _ in words)
-    confidence = sum(len(word) * conf for word, conf, _ in words) / characters
-    boxes = np.array([box for _, _, box in words])
-    heights = boxes[:, 3] - boxes[:, 1]
-    median = float(np.median(heights))
-    upright = boxes[heights <= 1.5 * median]  # a syllable boxed with the line below would stretch the line
-    box = (int(boxes[:, 0].min()), int(upright[:, 1].min()), int(boxes[:, 2].max()), int(upright[:, 3].max()))
-    return ReadLine(text, confidence, box, median)
 
 
 def _spaces_before(words: list[str], plain: str | None) -> list[bool]:

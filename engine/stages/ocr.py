@@ -22,7 +22,6 @@ from engine.ocr.detector import Detection, TextDetector, crop_line
 from engine.ocr.fallback import ScriptFallback
 from engine.ocr.orientation import LineDirection, is_side_text
 from engine.ocr.recognizer import TextRecognizer
-from engine.ocr.tesseract import ReadLine
 from engine.ocr.trust import MIN_CONFIDENCE, Trust, measure
 from engine.orientation import turn_image, turn_page
 from engine.render import render_page, render_scale
@@ -30,7 +29,6 @@ from engine.types import Line, PageState
 
 BLANK_STD = 2.0  # a render whose grey levels vary less than this has nothing to read
 LINE_TO_FONT_SIZE = 0.7  # a detected line box is about this much taller than the font size
-WORD_TO_FONT_SIZE = 1.1  # Tesseract's word boxes hug the glyphs: a Hangul syllable is about 0.9 em high
 
 log = logging.getLogger(__name__)
 
@@ -83,15 +81,18 @@ class OcrStage:
                     owners.append((page, detection))
         crops = self._side_text_upright(crops, [detection for _, detection in owners])
         readings: dict[int, list[tuple[str, float, Detection]]] = {id(page): [] for page in inked}
-        for (text, confidence), (page, detection) in zip(self.recognizer(crops), owners):
+        upright: dict[int, list] = {id(page): [] for page in inked}
+        for (text, confidence), (page, detection), crop in zip(self.recognizer(crops), owners, crops):
             readings[id(page)].append((text, confidence, detection))
+            if not is_side_text(detection):
+                upright[id(page)].append(crop)
         for page in inked:
             found = [reading for reading in readings[id(page)] if not is_side_text(reading[2])]
             side = [reading for reading in readings[id(page)] if is_side_text(reading[2])]
             trust = measure((text, confidence, detection.box) for text, confidence, detection in found)
             if not page.use_text_layer and not trust.trusted:  # judged on whole pages only, not on pictures
-                self._read_again(page, trust)
-                continue
+                found = self._read_again(page, trust, found, upright[id(page)])
+                side = []
             lines = [_line_in_points(text, confidence, detection, page.image_scale)
                      for text, confidence, detection in found if text and confidence >= MIN_CONFIDENCE]
             across = [_line_in_points(text, confidence, detection, page.image_scale)
@@ -128,18 +129,19 @@ class OcrStage:
             crops[index] = crop
         return crops
 
-    def _read_again(self, page: PageState, trust: Trust) -> None:
-        reading = self.fallback(page.image, round(72 * page.image_scale), trust)
+    def _read_again(self, page: PageState, trust: Trust, found: list[tuple[str, float, Detection]],
+                    crops: list) -> list[tuple[str, float, Detection]]:
+        """The page's detected lines as the script fallback reads them; none when it cannot (`untrusted` says why)."""
+        detections = [detection for _, _, detection in found]
+        reading = self.fallback(page.image, round(72 * page.image_scale), trust, crops,
+                                [detection.box for detection in detections])
         if reading.reason is not None:
             log.info("page %s: %s", page.input.key, reading.reason)
             page.untrusted = reading.reason
-            return
+            return []
         log.info("page %s: PP-OCR text untrusted (%s); read with Tesseract %s (%s)", page.input.key,
                  trust.describe(), reading.language, reading.trust.describe())
-        for line in reading.lines:
-            converted = _tight_line_in_points(line, page.image_scale)
-            if any(center_inside(converted.bbox, region) for region in page.ocr_regions):
-                page.lines.append(converted)
+        return [(text, confidence, detection) for (text, confidence), detection in zip(reading.readings, detections)]
 
 
 def _in_points(detection: Detection, scale: float) -> tuple[float, float, float, float]:
@@ -157,9 +159,3 @@ def _wanted(page: PageState, detection: Detection) -> bool:
 def _line_in_points(text: str, confidence: float, detection: Detection, scale: float) -> Line:
     return Line(text=text, bbox=_in_points(detection, scale), size=LINE_TO_FONT_SIZE * detection.line_height / scale,
                 confidence=confidence, math=text_math_share(text))
-
-
-def _tight_line_in_points(line: ReadLine, scale: float) -> Line:
-    bbox = tuple(float(v) / scale for v in line.box)
-    return Line(text=line.text, bbox=bbox, size=WORD_TO_FONT_SIZE * line.word_height / scale,
-                confidence=line.confidence, math=text_math_share(line.text))

@@ -49,7 +49,7 @@ class Refusing(ScriptFallback):
     def __init__(self):
         super().__init__(None)
 
-    def __call__(self, image, dpi, trust):
+    def __call__(self, image, dpi, trust, crops, boxes):
         raise AssertionError(f"fallback called on a readable page: {trust.describe()}")
 
 
@@ -64,6 +64,28 @@ def test_hangul_comes_out_through_tesseract(models, tmp_path):
     assert all(0 <= line.bbox[0] < line.bbox[2] <= 400 and 0 <= line.bbox[1] < line.bbox[3] <= 160
                for line in page.lines)
     assert all(8 < line.size < 20 for line in page.lines)  # 14 pt text
+
+
+def test_hangul_cells_side_by_side_stay_apart(models, tmp_path):
+    """Tesseract reads the detector's lines, so two cells of a table row do not run into one line."""
+    drawn = pymupdf.open()
+    page = drawn.new_page(width=400, height=160)
+    for y, (left, right) in zip((44, 84, 124), (KOREAN[0].split(" ", 1), ("구분", "개정전"), ("분류", "1급 감염병"))):
+        page.insert_text((24, y), left, fontname="korea", fontsize=14)
+        page.insert_text((240, y), right, fontname="korea", fontsize=14)
+    scanned = pymupdf.open()
+    scanned.new_page(width=400, height=160).insert_image(page.rect, pixmap=page.get_pixmap(dpi=200))
+    path = tmp_path / "cells.pdf"
+    scanned.save(path)
+    state = PageState(PageInput("cells", str(path), 0, 400, 160, []), use_text_layer=False,
+                      ocr_regions=[(0.0, 0.0, 400.0, 160.0)])
+    OcrStage(PageRenderer(150, 25_000_000), *models, ScriptFallback(TesseractReader.find()))([state])
+    assert state.untrusted is None
+    left = [line for line in state.lines if line.bbox[2] < 230]
+    right = [line for line in state.lines if line.bbox[0] > 230]
+    assert len(left) == 3 and len(right) == 3, [(line.text, line.bbox) for line in state.lines]
+    assert Levenshtein.normalized_distance(" ".join(line.text for line in sorted(right, key=lambda x: x.bbox[1])),
+                                           " ".join([KOREAN[0].split(" ", 1)[1], "개정전", "1급 감염병"])) < 0.2
 
 
 def test_without_a_reader_the_page_says_why_and_keeps_no_text(models, tmp_path):

@@ -1,7 +1,19 @@
-"""The OCR trust measure, Tesseract's TSV turned into lines, and the fallback's reasons (no models run)."""
+"""The OCR trust measure, line crops stacked for Tesseract and its TSV read back, and the fallback's reasons (no
+models run)."""
+
+import numpy as np
 
 from engine.ocr.fallback import ScriptFallback
-from engine.ocr.tesseract import TesseractReader, parse_tsv
+from engine.ocr.tesseract import (
+    LINE_GAP,
+    LINE_HEIGHT,
+    ReadLine,
+    TesseractReader,
+    dark_on_white,
+    lines_in_bands,
+    parse_tsv,
+    stack_lines,
+)
 from engine.ocr.trust import measure
 from engine.types import PageResult
 
@@ -53,22 +65,44 @@ TSV = "\n".join([
     "5\t1\t1\t1\t1\t3\t170\t101\t60\t29\t70\t기관",
     "5\t1\t1\t1\t2\t1\t100\t140\t80\t20\t95\tWHO",
     "5\t1\t1\t1\t2\t2\t190\t140\t80\t20\t-1\t",
-    "5\t1\t1\t1\t2\t3\t600\t140\t40\t20\t90\t논점",  # across a column gap
+    "5\t1\t1\t1\t2\t3\t600\t140\t40\t20\t90\t논점",
     "5\t1\t2\t1\t1\t1\t100\t200\t40\t20\t95\t ",
 ])
 
 
-def test_tsv_lines_take_their_spacing_from_the_plain_text_and_split_at_column_gaps():
-    lines = parse_tsv(TSV, "호흡 기관\nWHO                 논점\n")
-    assert [line.text for line in lines] == ["호흡 기관", "WHO", "논점"]  # the column gap splits the line
+def test_tsv_lines_take_their_spacing_from_the_plain_text():
+    lines = parse_tsv(TSV, "호흡 기관\nWHO      논점\n")
+    assert [line.text for line in lines] == ["호흡 기관", "WHO 논점"]
     assert lines[0].box == (100, 100, 230, 130)
     assert abs(lines[0].confidence - (0.9 + 0.8 + 2 * 0.7) / 4) < 1e-9  # weighted by characters
     assert parse_tsv(TSV)[0].text == "호 흡 기관"  # no plain text: words joined with spaces
 
 
+def test_stacked_crops_are_scaled_to_one_height_and_read_back_by_band():
+    small, tall = np.zeros((12, 200, 3), np.uint8), np.zeros((96, 50, 3), np.uint8)
+    image, bands = stack_lines([small, tall, small])
+    assert [bottom - top for top, bottom in bands] == [LINE_HEIGHT, LINE_HEIGHT, LINE_HEIGHT]
+    assert image.shape[1] == 4 * 200 + 2 * LINE_GAP  # 12 px enlarged 4 times at most
+    assert all(bands[i][1] + LINE_GAP == bands[i + 1][0] for i in range(2))
+    read = [ReadLine("이 줄", 0.9, (30, bands[0][0] + 2, 300, bands[0][1] - 2)),
+            ReadLine("끝", 0.5, (700, bands[2][0], 760, bands[2][1])),
+            ReadLine("a", 0.7, (30, bands[2][0], 90, bands[2][1] + 6))]
+    assert lines_in_bands(read, bands) == [("이 줄", 0.9), ("", 0.0), ("a 끝", (0.7 + 0.5) / 2)]
+
+
+def test_a_shaded_or_inverted_crop_comes_out_dark_text_on_white():
+    shaded = np.full((20, 60, 3), 120, np.uint8)
+    shaded[8:12, 10:50] = 20  # dark text on a grey band
+    inverted = np.full((20, 60, 3), 30, np.uint8)
+    inverted[8:12, 10:50] = 230  # light text on a dark band
+    for crop in (shaded, inverted):
+        grey = dark_on_white(crop)
+        assert grey.ndim == 2 and grey[0, 0] == 255 and grey[10, 30] == 0
+
+
 def test_without_tesseract_the_reason_says_what_to_install():
-    reading = ScriptFallback(None)(None, 150, measure(GIBBERISH))
-    assert reading.lines == [] and "not readable by the OCR model" in reading.reason
+    reading = ScriptFallback(None)(None, 150, measure(GIBBERISH), [], [])
+    assert reading.readings == [] and "not readable by the OCR model" in reading.reason
     assert "tesseract-ocr" in reading.reason
 
 
@@ -82,14 +116,15 @@ class StubReader(TesseractReader):
     def script(self, image, dpi):
         return "Greek", 2.0
 
-    def read(self, image, dpi, language):
+    def read_lines(self, crops, language):
         self.read_with.append(language)
-        return []
+        return [("", 0.0) for _ in crops]
 
 
 def test_a_script_without_language_data_is_named_in_the_reason():
     reader = StubReader()
-    reading = ScriptFallback(reader)(None, 150, measure(GIBBERISH))
+    boxes = [box for _, _, box in GIBBERISH]
+    reading = ScriptFallback(reader)(None, 150, measure(GIBBERISH), [None] * len(boxes), boxes)
     assert reader.read_with == ["kor+eng"]  # the installed languages are tried all the same
     assert "script Greek" in reading.reason and "tesseract-ocr-ell" in reading.reason
 
