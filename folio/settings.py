@@ -19,7 +19,8 @@ class Settings(BaseSettings):
                              description="where batch tasks run: threads, dask (a local cluster) or a Dask "
                              "scheduler's address")
     workers: int = Field(default=1, ge=1, le=64, description="batch tasks run at once: threads of the flow's "
-                         "process, or the processes of a local Dask cluster")
+                         "process, or the processes of a local Dask cluster; each model then gets cores/workers "
+                         "threads")
     device: str = Field(default="auto", pattern="^(auto|cpu|cuda)$", description="where models run")
     gpu_slots: int = Field(default=1, ge=1, le=64, description="batch tasks that may hold the GPU at once")
     ocr_dpi: int = Field(default=150, ge=72, le=600, description="render resolution for OCR")

@@ -15,6 +15,7 @@ from db.session import get_engine, session_scope
 from db.store import Claim
 from engine import ENGINE_VERSION
 from engine.pipeline import EngineConfig, Pipeline, build_pipeline
+from engine.runtime.onnx import threads_per_worker
 from engine.types import PageInput, PageResult
 from folio.settings import get_settings
 from tasks.gpu import gpu_slot
@@ -68,7 +69,8 @@ def engine_config() -> EngineConfig:
     """The engine's settings, from FOLIO_* variables."""
     settings = get_settings()
     return EngineConfig(device=settings.device, ocr_dpi=settings.ocr_dpi, formula_model=settings.formula_model,
-                        max_page_pixels=settings.max_page_pixels, engine_cache=settings.engine_cache)
+                        max_page_pixels=settings.max_page_pixels, engine_cache=settings.engine_cache,
+                        threads=threads_per_worker(settings.workers))
 
 
 @lru_cache(maxsize=1)

@@ -21,7 +21,8 @@ class FormulaModel(Protocol):
     def __call__(self, crops: list[np.ndarray]) -> list[tuple[str, float]]: ...
 
 
-def load_formula_model(spec: str, device: str = "auto", cache_dir: Path | None = None) -> FormulaModel | None:
+def load_formula_model(spec: str, device: str = "auto", cache_dir: Path | None = None,
+                       threads: int = 0) -> FormulaModel | None:
     """The model FOLIO_FORMULA_MODEL names: auto (latex-ocr-junia if installed), none, junia, or a folder.
 
     A folder holds either a transformers VisionEncoderDecoderModel (config.json, weights, tokenizer,
@@ -35,7 +36,7 @@ def load_formula_model(spec: str, device: str = "auto", cache_dir: Path | None =
     from engine.formula.junia import JuniaFormulaModel
 
     if spec in ("auto", "junia"):
-        return JuniaFormulaModel(device=device, cache_dir=cache_dir)
+        return JuniaFormulaModel(device=device, cache_dir=cache_dir, threads=threads)
     folder = Path(spec).expanduser()
     from engine.formula.vision_encoder_decoder import VisionEncoderDecoderFormulaModel, is_vision_encoder_decoder
 
@@ -45,4 +46,4 @@ def load_formula_model(spec: str, device: str = "auto", cache_dir: Path | None =
     if missing:
         raise FileNotFoundError(f"formula model folder {folder} is no VisionEncoderDecoderModel (config.json) "
                                 f"and lacks {', '.join(missing)} of a latex-ocr-junia checkpoint")
-    return JuniaFormulaModel(assets=folder, device=device, cache_dir=cache_dir)
+    return JuniaFormulaModel(assets=folder, device=device, cache_dir=cache_dir, threads=threads)

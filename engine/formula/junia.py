@@ -42,7 +42,7 @@ class JuniaFormulaModel:
     """Reads formula crops (dark on light, RGB or grey) into LaTeX, a batch at a time."""
 
     def __init__(self, assets: Path | None = None, device: str = "auto", max_tokens: int = MAX_TOKENS,
-                 cache_dir: Path | None = None):
+                 cache_dir: Path | None = None, threads: int = 0):
         assets = assets or default_assets()
         config = json.loads((assets / "model_config.json").read_text())
         self.height, self.width = config["image_height"], config["image_width"]
@@ -51,7 +51,7 @@ class JuniaFormulaModel:
         self.eos = vocabulary["<eos>"]
         self.max_tokens = min(max_tokens, config["max_length"] - 1)
         encoder_path, step_path = exported_graphs(assets, cache_dir)
-        self.encoder, self.step = OnnxModel(encoder_path, device), OnnxModel(step_path, device)
+        self.encoder, self.step = OnnxModel(encoder_path, device, threads), OnnxModel(step_path, device, threads)
         self.path = assets / "best.pt"
         self.runtime, self.providers = self.encoder.runtime, self.encoder.providers
         self.why = f"{self.encoder.why}; exported to {encoder_path.parent}"

@@ -27,8 +27,15 @@ def choose_providers(device: str, available: list[str] | None = None) -> tuple[l
     return ["CPUExecutionProvider"], "no GPU provider in this onnxruntime build"
 
 
-def _cpu_threads() -> int:
+def cpu_cores() -> int:
+    """The cores this process may run on."""
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+
+
+def threads_per_worker(workers: int) -> int:
+    """Threads for each model session when `workers` batches run at once in this process or on this machine:
+    the cores shared out, so that concurrent batches do not oversubscribe them."""
+    return max(1, cpu_cores() // max(1, workers))
 
 
 @dataclass
@@ -37,11 +44,15 @@ class OnnxModel:
 
     path: Path
     device: str = "auto"
+    threads: int = 0  # intra-op threads on CPU; 0: every core this process may use
+    arena: bool = True  # ONNX Runtime's CPU memory arena: fast for inputs of few shapes, but it keeps the
+    # largest allocation of every shape it has seen (whole pages of many sizes: gigabytes)
 
     def __post_init__(self) -> None:
         options = ort.SessionOptions()
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        options.intra_op_num_threads = _cpu_threads()
+        options.intra_op_num_threads = self.threads or cpu_cores()
+        options.enable_cpu_mem_arena = self.arena
         options.log_severity_level = 3
         self.providers, self.why = choose_providers(self.device)
         self.runtime = f"ONNX Runtime {ort.__version__}"

@@ -23,13 +23,15 @@ def tensorrt_installed() -> bool:
     return find_spec("tensorrt") is not None
 
 
-def load_onnx_model(path: Path, device: str, profile: Profile, cache_dir: Path | None):
-    """TensorRTModel when device allows a GPU, TensorRT is installed and a GPU is visible; else OnnxModel.
+def load_onnx_model(path: Path, device: str, profile: Profile, cache_dir: Path | None, threads: int = 0,
+                    arena: bool = True):
+    """TensorRTModel when device allows a GPU, TensorRT is installed and a GPU is visible; else OnnxModel (with
+    `threads` intra-op threads on CPU, 0: all cores, and ONNX Runtime's memory arena or not).
 
     A TensorRT build that fails falls back to ONNX Runtime and says why in `why`.
     """
     if device == "cpu":
-        return OnnxModel(path, "cpu")
+        return OnnxModel(path, "cpu", threads, arena)
     reasons = []
     if not tensorrt_installed():
         reasons.append("tensorrt is not installed")
@@ -45,6 +47,6 @@ def load_onnx_model(path: Path, device: str, profile: Profile, cache_dir: Path |
         except Exception as error:  # a failed build must not stop parsing: ONNX Runtime still works
             log.warning("TensorRT unavailable for %s, using ONNX Runtime: %s", path.name, error)
             reasons.append(f"TensorRT failed: {error}")
-    model = OnnxModel(path, device)
+    model = OnnxModel(path, device, threads, arena)
     model.why = f"{model.why} ({'; '.join(reasons)})"
     return model
