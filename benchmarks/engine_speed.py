@@ -97,15 +97,18 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--workers", type=int, default=1, help="batches at once (FOLIO_WORKERS); each model then "
                         "gets cores/workers threads")
+    parser.add_argument("--ocr-float", action="store_true", help="the float recognizer on CPU, not its int8 variant")
     parser.add_argument("--kind", choices=KINDS, action="append", help="only these kinds of page (repeatable)")
     parser.add_argument("--formula-model", default="auto", help="auto | none | junia | a checkpoint folder")
     parser.add_argument("--tesseract", action="store_true", help="also run Tesseract on the scanned pages")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel Tesseract processes")
     args = parser.parse_args()
     bench = args.split.resolve().parent
-    config = EngineConfig(device="cpu", formula_model=args.formula_model, threads=threads_per_worker(args.workers))
+    config = EngineConfig(device="cpu", formula_model=args.formula_model, threads=threads_per_worker(args.workers),
+                          ocr_int8=not args.ocr_float)
     print(f"CPU threads: {os.cpu_count()}, batch size {args.batch_size}, {args.workers} worker(s) of "
-          f"{config.threads} thread(s), formula model {args.formula_model}")
+          f"{config.threads} thread(s), formula model {args.formula_model}, "
+          f"recognizer {'int8' if config.ocr_int8 else 'float'}")
     for kind in args.kind or KINDS:
         pages = pages_of(args.split, kind)
         wall, stages, texts = engine_run(pages, args.batch_size, args.workers, config)

@@ -23,6 +23,11 @@ class Settings(BaseSettings):
                          "threads")
     device: str = Field(default="auto", pattern="^(auto|cpu|cuda)$", description="where models run")
     gpu_slots: int = Field(default=1, ge=1, le=64, description="batch tasks that may hold the GPU at once")
+    engine_cache_dir: Path | None = Field(default=None, alias="FOLIO_ENGINE_CACHE", description="where derived "
+                                          "models are kept (TensorRT plans, int8 and exported graphs); unset: "
+                                          "engines/ under home")
+    ocr_int8: bool = Field(default=True, description="on CPU, read text lines with the recognizer quantized to "
+                           "int8 (made once into the engine cache); false: the float model")
     ocr_dpi: int = Field(default=150, ge=72, le=600, description="render resolution for OCR")
     formula_model: str = Field(default="auto", description="auto | none | junia | folder of a formula checkpoint")
     max_page_pixels: int = Field(default=25_000_000, ge=1_000_000, description="pixel budget of one rendered page")
@@ -51,7 +56,7 @@ class Settings(BaseSettings):
 
     @property
     def engine_cache(self) -> Path:
-        return self.home_dir / "engines"
+        return self.engine_cache_dir.expanduser().resolve() if self.engine_cache_dir else self.home_dir / "engines"
 
     @property
     def spool(self) -> Path:

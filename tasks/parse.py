@@ -70,7 +70,7 @@ def engine_config() -> EngineConfig:
     settings = get_settings()
     return EngineConfig(device=settings.device, ocr_dpi=settings.ocr_dpi, formula_model=settings.formula_model,
                         max_page_pixels=settings.max_page_pixels, engine_cache=settings.engine_cache,
-                        threads=threads_per_worker(settings.workers))
+                        threads=threads_per_worker(settings.workers), ocr_int8=settings.ocr_int8)
 
 
 @lru_cache(maxsize=1)

@@ -17,6 +17,8 @@ os.environ["PREFECT_HOME"] = str(_SESSION_DIR / "prefect")
 os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
 os.environ["DO_NOT_TRACK"] = "1"
 os.environ["FOLIO_HOME"] = str(_SESSION_DIR / "home")
+# Derived models (the int8 recognizer, the formula model's graphs) are made once per test session.
+os.environ.setdefault("FOLIO_ENGINE_CACHE", str(_SESSION_DIR / "engines"))
 
 from db.migrate import upgrade  # noqa: E402
 from db.server import libpq_url, start_embedded  # noqa: E402

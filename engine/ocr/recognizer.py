@@ -1,11 +1,31 @@
 """Text-line recognition: PP-OCR rec with CTC decoding, crops batched by width."""
 
+from collections.abc import Iterator
+
 import cv2
 import numpy as np
 
+from engine.ocr.calibration import calibration_lines
 from engine.ocr.detector import normalize
 from engine.ocr.models import REC_HEIGHT, REC_MAX_BATCH, REC_MAX_WIDTH
 from engine.runtime import OnnxModel
+
+
+def input_width(crop: np.ndarray, max_width: int = REC_MAX_WIDTH) -> int:
+    """The width a crop is scaled to at the model's height, its aspect kept."""
+    height, width = crop.shape[:2]
+    return int(min(max_width, max(REC_HEIGHT // 2, np.ceil(REC_HEIGHT * width / max(height, 1)))))
+
+
+def line_input(crop: np.ndarray, width: int) -> np.ndarray:
+    """One RGB line crop as the model reads it: scaled to REC_HEIGHT x width, CHW in [-1, 1]."""
+    return normalize(cv2.resize(crop, (width, REC_HEIGHT), interpolation=cv2.INTER_LINEAR))
+
+
+def calibration_feeds(input_name: str = "x") -> Iterator[dict[str, np.ndarray]]:
+    """Inputs to calibrate an int8 recognizer with: the lines engine/ocr/calibration.py makes, one at a time."""
+    for crop in calibration_lines():
+        yield {input_name: line_input(crop, input_width(crop))[None]}
 
 
 class TextRecognizer:
@@ -30,15 +50,13 @@ class TextRecognizer:
             batch_width = max(widths[i] for i in chunk)
             batch = np.zeros((len(chunk), 3, REC_HEIGHT, batch_width), dtype=np.float32)
             for row, i in enumerate(chunk):
-                resized = cv2.resize(crops[i], (widths[i], REC_HEIGHT), interpolation=cv2.INTER_LINEAR)
-                batch[row, :, :, : widths[i]] = normalize(resized)
+                batch[row, :, :, : widths[i]] = line_input(crops[i], widths[i])
             for i, probs in zip(chunk, self.model(batch)):
                 results[i] = self._decode(probs)
         return results
 
     def _width(self, crop: np.ndarray) -> int:
-        height, width = crop.shape[:2]
-        return int(min(self.max_width, max(REC_HEIGHT // 2, np.ceil(REC_HEIGHT * width / max(height, 1)))))
+        return input_width(crop, self.max_width)
 
     def _decode(self, probs: np.ndarray) -> tuple[str, float]:
         """Greedy CTC: best class per step, repeats collapsed, blanks dropped."""

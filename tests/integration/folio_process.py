@@ -19,6 +19,7 @@ def folio_env(database_url: str, home: Path, **settings: str) -> dict[str, str]:
     env.update(FOLIO_DATABASE_URL=database_url, FOLIO_FORMULA_MODEL="none", FOLIO_BATCH_SIZE="2",
                FOLIO_CLAIM_LEASE_SECONDS=str(LEASE_SECONDS), FOLIO_HOME=str(home),
                PREFECT_HOME=str(home / "prefect"), PREFECT_SERVER_ANALYTICS_ENABLED="false", DO_NOT_TRACK="1")
+    env["FOLIO_ENGINE_CACHE"] = os.environ["FOLIO_ENGINE_CACHE"]  # the session's derived models, made once
     env.update(settings)
     return env
 

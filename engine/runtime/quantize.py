@@ -1,0 +1,67 @@
+"""int8 variants of ONNX models for CPUs: static quantization (QDQ, int8 weights per output channel, uint8
+activations) calibrated on inputs the caller makes, kept in the engine cache next to the other derived graphs.
+
+CPUs with VNNI (AVX-512 or AVX) run the quantized convolutions and matrix products in int8; on the PP-OCR
+recognizer that takes about a third off the CPU time per line (benchmarks/engine_speed.py).
+"""
+
+import logging
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+
+import numpy as np
+
+from engine.runtime.tensorrt import file_sha256
+
+QUANTIZE_VERSION = 1  # bump when the recipe below changes: cached variants are then made again
+MIN_OPSET = 13  # per-channel DequantizeLinear (an `axis`) needs opset 13
+TARGET_OPSET = 17
+
+Feeds = dict[str, np.ndarray]
+
+
+def int8_variant(path: Path, cache_dir: Path | None, calibration: Callable[[], Iterable[Feeds]]) -> Path:
+    """The int8 variant of the model at `path`, made on first use from the feeds `calibration` yields."""
+    folder = (cache_dir or Path(tempfile.gettempdir()) / "folio-engines") / "int8"
+    target = folder / f"{path.stem}-{file_sha256(path)[:16]}-int8-v{QUANTIZE_VERSION}.onnx"
+    if target.is_file():
+        return target
+    folder.mkdir(parents=True, exist_ok=True)
+    logging.disable(logging.WARNING)  # the quantizer warns on the root logger about every rank-1 weight
+    try:
+        _quantize(path, target, calibration)
+    finally:
+        logging.disable(logging.NOTSET)
+    return target
+
+
+def _quantize(path: Path, target: Path, calibration: Callable[[], Iterable[Feeds]]) -> None:
+    import onnx
+    from onnx import version_converter
+    from onnxruntime.quantization import CalibrationMethod, QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".making-") as work:
+        model = onnx.load(str(path))
+        opset = next((entry.version for entry in model.opset_import if entry.domain in ("", "ai.onnx")), 0)
+        if opset < MIN_OPSET:
+            model = version_converter.convert_version(model, TARGET_OPSET)
+        upgraded, prepared, made = (Path(work) / name for name in ("upgraded.onnx", "prepared.onnx", "int8.onnx"))
+        onnx.save(model, str(upgraded))
+        quant_pre_process(str(upgraded), str(prepared), skip_symbolic_shape=True)
+        quantize_static(str(prepared), str(made), _Feeder(iter(calibration())), quant_format=QuantFormat.QDQ,
+                        per_channel=True, activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
+                        calibrate_method=CalibrationMethod.MinMax)
+        os.replace(made, target)  # atomic: a process making the same variant at once finds a whole file
+
+
+class _Feeder:
+    """ONNX Runtime's calibration reader over an iterator of feeds."""
+
+    def __init__(self, feeds: Iterator[Feeds]):
+        self.feeds = feeds
+
+    def get_next(self) -> Feeds | None:
+        return next(self.feeds, None)

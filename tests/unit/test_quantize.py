@@ -1,0 +1,35 @@
+"""int8 variants of ONNX models: made once, cached by the source's hash, close to the float model."""
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+from engine.ocr.recognizer import calibration_feeds
+from engine.runtime import OnnxModel
+from engine.runtime.quantize import int8_variant
+
+
+def conv_model(path):
+    """A 3x3 convolution of 3 channels into 8 followed by a ReLU, at opset 11 (as PP-OCR's files are)."""
+    weights = np.random.default_rng(0).normal(size=(8, 3, 3, 3)).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]), helper.make_node("Relu", ["c"], ["y"])],
+        "conv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [None, 3, 48, None])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, 8, 48, None])],
+        [numpy_helper.from_array(weights, "w")])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)]), path)
+    return path
+
+
+def test_the_int8_variant_is_made_once_and_reads_like_the_float_model(tmp_path):
+    source = conv_model(tmp_path / "conv.onnx")
+    feeds = list(calibration_feeds("x"))[:12]
+    variant = int8_variant(source, tmp_path / "cache", lambda: iter(feeds))
+    assert variant.parent == tmp_path / "cache" / "int8" and variant.is_file()
+    made = variant.stat().st_mtime_ns
+    assert int8_variant(source, tmp_path / "cache", lambda: iter(())) == variant  # cached: no calibration needed
+    assert variant.stat().st_mtime_ns == made
+    assert any(node.op_type == "QuantizeLinear" for node in onnx.load(str(variant)).graph.node)
+    x = feeds[0]["x"]
+    exact, quantized = OnnxModel(source, "cpu")(x), OnnxModel(variant, "cpu")(x)
+    assert np.abs(quantized - exact).max() < 0.05 * np.abs(exact).max()
