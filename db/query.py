@@ -1,28 +1,44 @@
-"""Read-only access for people: one SQL query in a read-only transaction, and status counts."""
+"""Read-only access for people: one SQL statement as the read-only role, status counts, full-text search."""
 
+import psycopg
 from sqlalchemy import Engine, func, select, text
 
 from db.models import SEARCH_CONFIG, Document, Page
+from db.passwords import passfile, password
+from db.roles import READER, reader_connection
 from db.session import get_engine
+from folio.settings import get_settings
 
-STATEMENT_TIMEOUT_MS = 300_000
+
+class QueryRefused(Exception):
+    """`folio sql` does not run this query; the message says why."""
 
 
 def read_only_query(query: str, limit: int = 1000, engine: Engine | None = None) -> tuple[list[str], list[tuple]]:
-    """Column names and up to `limit` rows; any write is refused by PostgreSQL itself."""
+    """Column names and up to `limit` rows of one statement, run as folio_reader in a read-only transaction.
+
+    The text goes to PostgreSQL unchanged (no parameters are parsed from it, so ':name' and '%' are literal) in the
+    extended protocol, which takes one statement only. folio_reader may SELECT folio's tables and nothing else:
+    writes, COPY to a program or file, and the server's files are refused by PostgreSQL itself.
+    """
     engine = engine or get_engine()
-    with engine.connect() as connection:
-        connection = connection.execution_options(postgresql_readonly=True)
-        with connection.begin() as transaction:
-            connection.execute(text(f"SET LOCAL statement_timeout = {STATEMENT_TIMEOUT_MS}"))
-            result = connection.execute(text(query))
-            if not result.returns_rows:
-                transaction.rollback()
-                return ["result"], [("statement returned no rows",)]
-            columns = list(result.keys())
-            rows = [tuple(row) for row in result.fetchmany(limit)]
-            transaction.rollback()
-    return columns, rows
+    settings = get_settings()
+    secret = password(passfile(settings.home_dir), READER)
+    with reader_connection(engine, secret, settings.sql_timeout_seconds) as connection:
+        cursor = connection.cursor()
+        try:
+            cursor.execute(query, prepare=True)
+        except psycopg.errors.SyntaxError as error:
+            if "multiple commands" in str(error):  # PostgreSQL's words for a batch in one prepared statement
+                raise QueryRefused("one statement per call: this query holds several, separated by ';'") from None
+            raise
+        except psycopg.ProgrammingError as error:
+            if error.sqlstate is None and "COPY" in str(error):  # psycopg's own refusal of COPY ... TO STDOUT
+                raise QueryRefused("COPY is not supported: SELECT the rows (or use psql's \\copy)") from None
+            raise
+        if cursor.description is None:
+            return ["result"], [("statement returned no rows",)]
+        return [column.name for column in cursor.description], cursor.fetchmany(limit)
 
 
 def status_counts(engine: Engine | None = None) -> dict[str, list[tuple[str, int]]]:

@@ -162,17 +162,27 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_sql(args: argparse.Namespace) -> int:
-    from sqlalchemy.exc import DBAPIError
+    import psycopg
 
-    from db.query import read_only_query
+    from db.query import QueryRefused, read_only_query
+    from db.roles import ReaderUnavailable
 
     try:
         columns, rows = read_only_query(args.query, limit=args.limit)
-    except DBAPIError as error:
-        console.print(f"[red]folio sql: {str(error.orig).strip()}[/red]")
+    except (psycopg.Error, QueryRefused, ReaderUnavailable) as error:
+        console.print(f"folio sql: {one_line(error)}", style="red", markup=False, highlight=False)
         return 1
     print_rows(columns, rows)
     return 0
+
+
+def one_line(error: Exception) -> str:
+    """PostgreSQL's main message (and where in the statement), without its detail and hint lines."""
+    diagnostic = getattr(error, "diag", None)
+    if diagnostic is None or not diagnostic.message_primary:
+        return str(error).strip().splitlines()[0]
+    position = f" (at character {diagnostic.statement_position})" if diagnostic.statement_position else ""
+    return diagnostic.message_primary + position
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -195,7 +205,9 @@ def cmd_db(args: argparse.Namespace) -> int:
             raise ValueError("name the role: folio db grant-reader NAME")
         upgrade(engine)
         grant_reader(engine, args.target, args.password)
-        console.print(f"role {args.target} may read every table and view of {engine.url.database}, and write nothing")
+        console.print(f"role {args.target} may read every table and view of {engine.url.database}, and write nothing"
+                      + ("" if args.password else "; without a password it cannot log in where the server asks for "
+                                                  "one (the embedded server always does)"))
         return 0
     if args.action == "upgrade":
         upgrade(engine, args.target or "head")

@@ -45,6 +45,8 @@ class Settings(BaseSettings):
                          "error (database, S3, GPU memory)")
     retry_delay_seconds: float = Field(default=2.0, ge=0, description="first retry delay; doubled for each next "
                                        "try, with jitter")
+    sql_timeout_seconds: float = Field(default=300, gt=0, description="how long the statement of one `folio sql` "
+                                       "call may run before PostgreSQL cancels it")
 
     @property
     def home_dir(self) -> Path:

@@ -16,6 +16,7 @@ from db.server import libpq_url
 from flows import cli
 from flows.digitize import digitize
 from folio.annotate import COLOURS
+from folio.settings import get_settings
 from tests import pdfs
 
 
@@ -80,10 +81,14 @@ def test_search_uses_the_gin_index(database: Engine):
 
 def test_the_reader_role_reads_and_cannot_write(database: Engine, stored: Path, empty_database: str):
     name = f"analyst_{uuid.uuid4().hex[:8]}"
-    grant_reader(database, name)
-    url = libpq_url(make_url(empty_database).set(username=name, password=None).render_as_string(False))
+    grant_reader(database, name, password="s3cret:pass")
+    url = make_url(empty_database).difference_update_query(["passfile"]).set(username=name)
     try:
-        with psycopg.connect(url, autocommit=True) as connection:
+        for password in (None, "wrong") if embedded(empty_database) else ():  # asked for, and checked
+            with pytest.raises(psycopg.OperationalError, match="password"):
+                psycopg.connect(libpq_url(url.set(password=password).render_as_string(False)))
+        with psycopg.connect(libpq_url(url.set(password="s3cret:pass").render_as_string(False)),
+                             autocommit=True) as connection:
             assert connection.execute("SELECT count(*) FROM document_text").fetchone()[0] == 2
             assert connection.execute("SELECT count(*) FROM blocks").fetchone()[0] > 0
             for statement in ("INSERT INTO runs (source, status) VALUES ('x', 'running')",
@@ -99,6 +104,79 @@ def test_the_reader_role_reads_and_cannot_write(database: Engine, stored: Path, 
         with database.begin() as connection:
             connection.execute(text(f'DROP OWNED BY "{name}"; DROP ROLE "{name}"'))
     assert cli.main(["sql", "DELETE FROM blocks"]) == 1
+
+
+@pytest.fixture
+def two_documents(database: Engine) -> Engine:
+    """Two documents, their sources, a page and a block: enough to see whether a query changed anything."""
+    with database.begin() as connection:
+        connection.execute(text("INSERT INTO documents (sha256, status, size_bytes, first_source, metadata) "
+                                "VALUES (repeat('a', 64), 'done', 1, '/a.pdf', '{}'), "
+                                "       (repeat('b', 64), 'done', 1, '/b.pdf', '{}')"))
+        connection.execute(text("INSERT INTO document_sources (document_id, uri, size_bytes) "
+                                "SELECT id, first_source, 1 FROM documents"))
+        connection.execute(text("INSERT INTO pages (document_id, page_no, status) SELECT min(id), 1, 'done' "
+                                "FROM documents"))
+        connection.execute(text("INSERT INTO blocks (page_id, reading_order, type, x0, y0, x1, y1, text) "
+                                "SELECT id, 0, 'text', 0, 0, 1, 1, 'minutes' FROM pages"))
+    return database
+
+
+def snapshot(engine: Engine) -> list:
+    """Every row folio's tables hold, and the tables and roles there are."""
+    return rows(engine, "SELECT (SELECT json_agg(d ORDER BY id) FROM documents d), "
+                        "(SELECT json_agg(s ORDER BY id) FROM document_sources s), "
+                        "(SELECT json_agg(b ORDER BY id) FROM blocks b), "
+                        "(SELECT array_agg(tablename ORDER BY tablename) FROM pg_tables WHERE schemaname = 'public'), "
+                        "(SELECT array_agg(rolname ORDER BY rolname) FROM pg_roles WHERE rolname !~ '^(pg_|t_)')")
+
+
+def folio_sql(query: str, capsys: pytest.CaptureFixture) -> tuple[int, str]:
+    code = cli.main(["sql", query])
+    return code, " ".join(capsys.readouterr().out.split())
+
+
+def test_sql_runs_one_statement_as_a_reader_and_changes_nothing(two_documents: Engine, tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture):
+    code, output = folio_sql("SELECT ':foo' AS colon, '%s %d' AS percent, session_user, current_user", capsys)
+    assert code == 0 and "│ :foo │ %s %d │ folio_reader │ folio_reader │" in output, output  # literal, as a reader
+    assert "(1 rows)" in folio_sql("SELECT 1;", capsys)[1]  # a trailing ';' is one statement
+    before = snapshot(two_documents)
+    batches = ("COMMIT; DELETE FROM document_sources WHERE id = 2", "END; CREATE TABLE notes (x int)",
+               "ROLLBACK; UPDATE documents SET status = 'failed'", "SELECT 1; SELECT 2")
+    for query in batches:
+        assert folio_sql(query, capsys) == (1, "folio sql: one statement per call: this query holds several, "
+                                               "separated by ';'"), query
+    marker = tmp_path / "ran"
+    refused = {
+        "DELETE FROM document_sources": "read-only transaction",
+        f"COPY (SELECT 1) TO PROGRAM 'id > {marker}'": "permission denied",
+        f"COPY (SELECT 1) TO '{marker}'": "permission denied",
+        "SELECT pg_read_file('/etc/passwd')": "permission denied for function pg_read_file",
+        "SELEC 1": 'syntax error at or near "SELEC" (at character 1)',
+        "SELECT * FROM pg_ls_dir('.')": "permission denied for function pg_ls_dir",
+        "SELECT rolname, rolpassword FROM pg_authid": "permission denied for table pg_authid",
+        "SET ROLE postgres": "permission denied",
+        "SELECT set_config('role', 'postgres', false)": "permission denied",
+        "COPY documents TO STDOUT": "COPY is not supported",
+    }
+    for query, reason in refused.items():
+        code, output = folio_sql(query, capsys)
+        assert code == 1 and reason in output, (query, output)
+    assert not marker.exists()
+    assert snapshot(two_documents) == before
+
+
+def test_sql_statements_have_a_time_limit(database: Engine, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture):
+    monkeypatch.setenv("FOLIO_SQL_TIMEOUT_SECONDS", "0.5")
+    get_settings.cache_clear()
+    assert folio_sql("SELECT pg_sleep(30)", capsys) == (1, "folio sql: canceling statement due to statement timeout")
+
+
+def embedded(url: str) -> bool:
+    """Whether the test database is on the suite's embedded server (not FOLIO_TEST_DATABASE_URL's)."""
+    return "passfile" in make_url(url).query
 
 
 def colour_pixels(png: Path, colour: tuple[float, float, float], tolerance: int = 40) -> int:
