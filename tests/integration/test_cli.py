@@ -2,18 +2,23 @@
 
 import json
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
 
+import psycopg
 import pytest
 
+from db.embedded import get_server
 from db.migrate import head_revision
+from db.passwords import passfile
+from db.server import start_embedded
 
 
 @pytest.fixture(scope="module")
-def folio_home(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("cli") / "home"
+def folio_home(session_dir: Path) -> Path:
+    return session_dir / "cli" / "home"  # not under pytest's 0700 folders: as root the server runs as another user
 
 
 def folio(home: Path, *args: str, timeout: int = 600) -> subprocess.CompletedProcess:
@@ -43,13 +48,41 @@ def test_demo_again_stores_nothing_new(demo: subprocess.CompletedProcess, folio_
     assert [cell.strip() for cell in summary.strip("│").split("│")][:3] == ["2", "0", "2"]
 
 
-def test_sql_reads_and_refuses_writes(demo: subprocess.CompletedProcess, folio_home: Path):
+def test_sql_reads_and_refuses_writes(demo: subprocess.CompletedProcess, folio_home: Path, tmp_path: Path):
     read = folio(folio_home, "sql", "SELECT count(*) AS documents FROM documents")
     assert read.returncode == 0 and "documents" in read.stdout and "2" in read.stdout
-    write = folio(folio_home, "sql", "DELETE FROM blocks")
-    assert write.returncode != 0
-    assert "read-only transaction" in write.stdout + write.stderr
-    assert "3" in folio(folio_home, "sql", "SELECT count(DISTINCT page_id) FROM blocks").stdout  # still all there
+    stored = "SELECT (SELECT count(*) FROM document_sources), (SELECT count(DISTINCT page_id) FROM blocks), ':foo'"
+    before = folio(folio_home, "sql", stored)
+    assert before.returncode == 0 and "│ 2 │ 3 │ :foo │" in " ".join(before.stdout.split()), before.stdout
+    marker = tmp_path / "ran"
+    refused = {"DELETE FROM blocks": "read-only transaction",
+               "COMMIT; DELETE FROM document_sources WHERE id = 2": "one statement per call",
+               f"COPY (SELECT 1) TO PROGRAM 'id > {marker}'": "permission denied",
+               "SELECT pg_read_file('/etc/passwd')": "permission denied"}
+    for query, reason in refused.items():
+        write = folio(folio_home, "sql", query)
+        assert write.returncode == 1 and reason in write.stdout and "Traceback" not in write.stderr, query
+    assert not marker.exists()
+    assert folio(folio_home, "sql", stored).stdout == before.stdout  # still all there
+
+
+def test_the_embedded_server_asks_for_its_password(demo: subprocess.CompletedProcess, folio_home: Path):
+    rules = [line for line in (folio_home / "pgdata" / "pg_hba.conf").read_text().splitlines()
+             if line.strip() and not line.startswith("#")]
+    assert rules and not any("trust" in line for line in rules)
+    assert stat.S_IMODE((folio_home / "pgpass").stat().st_mode) == 0o600
+    pgdata = folio_home / "pgdata"  # also the socket's folder: 0700
+    assert stat.S_IMODE(pgdata.stat().st_mode) == 0o700
+    start_embedded(pgdata)  # as a long-running folio process (`folio serve`) would: the server runs meanwhile
+    try:
+        for password in (None, "guessed"):
+            with pytest.raises(psycopg.OperationalError, match="no password supplied|password authentication failed"):
+                psycopg.connect(host=str(pgdata), user="postgres", dbname="folio", password=password)
+        with psycopg.connect(host=str(pgdata), user="postgres", dbname="folio",
+                             passfile=str(folio_home / "pgpass")) as connection:
+            assert connection.execute("SELECT count(*) FROM documents").fetchone() == (2,)
+    finally:
+        get_server(pgdata, passfile(folio_home)).cleanup()
 
 
 def test_status_export_and_db(demo: subprocess.CompletedProcess, folio_home: Path, tmp_path: Path):
