@@ -8,7 +8,6 @@ import shlex
 import stat
 import subprocess
 import sys
-import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -133,10 +132,7 @@ class ClosedServer(PostgresServer):
         if len(os.fsencode(self.pgdata / SOCKET_NAME)) <= SOCKET_PATH_MAX:
             return self.pgdata
         owner = self.pgdata.stat()
-        base = Path(tempfile.gettempdir())
-        if len(os.fsencode(base)) > 60:
-            base = Path("/tmp")
-        folder = base / f"folio-{hashlib.sha256(os.fsencode(self.pgdata)).hexdigest()[:16]}"
+        folder = Path("/tmp") / f"folio-{hashlib.sha256(os.fsencode(self.pgdata)).hexdigest()[:16]}"
         try:
             folder.mkdir(mode=0o700)
             os.chown(folder, owner.st_uid, owner.st_gid)

@@ -55,5 +55,5 @@ def _ensure_database(admin_uri: str, name: str) -> None:
         if not exists:
             try:
                 conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-            except psycopg.errors.DuplicateDatabase:
-                pass  # another process created it between the check and now
+            except (psycopg.errors.DuplicateDatabase, psycopg.errors.UniqueViolation):
+                pass  # another process created it between the check and now (or at the same moment)
