@@ -2,10 +2,11 @@
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 
 import psycopg
 from psycopg import Cursor, sql
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError
 
 from db.server import libpq_url
@@ -29,37 +30,41 @@ class ReaderUnavailable(Exception):
 def reader_connection(engine: Engine, password: str, timeout_seconds: float) -> Iterator[psycopg.Connection]:
     """A read-only connection as folio_reader to the engine's database, each statement limited to timeout_seconds.
 
-    The owner (the engine's user) creates the role, or renews its grants and sets `password` again, when it is
-    missing, its password differs (another FOLIO_HOME set it) or a table is not readable by it yet.
+    The owner (the engine's user) creates the role, or sets `password` again, when folio_reader cannot log in (no
+    such role yet, or another FOLIO_HOME set its password), and grants it SELECT where a table is not readable yet.
     """
     url = engine.url.set(username=READER, password=password).render_as_string(hide_password=False)
     conninfo, options = libpq_url(url), f"-c statement_timeout={round(timeout_seconds * 1000)}"
     try:
         connection = _connect_reader(conninfo, options)
-    except psycopg.OperationalError:  # no such role yet, or another password
+        renew, what = partial(grant_reading, engine, READER), f"grant {READER} SELECT"
+    except psycopg.OperationalError:  # no such role yet, or another FOLIO_HOME set its password
         connection = None
+        renew, what = partial(grant_reader, engine, READER, password), f"create or update the role {READER}"
     if connection is None:
-        _renew_reader(engine, password)
+        try:
+            renew()
+        except (DBAPIError, psycopg.Error) as error:
+            raise ReaderUnavailable(f"{engine.url.username} could not {what}: {_why(error)}") from None
         if (connection := _connect_reader(conninfo, options)) is None:
-            raise ReaderUnavailable(f"the role {READER} still cannot read every table after its grants were renewed")
+            raise ReaderUnavailable(f"{READER} still cannot read every table after it was granted SELECT")
     try:
         yield connection
     finally:
         connection.close()
 
 
-def _renew_reader(engine: Engine, password: str) -> None:
-    try:
-        grant_reader(engine, READER, password)
-    except DBAPIError as error:
-        hint = " (it needs CREATEROLE)" if isinstance(error.orig, psycopg.errors.InsufficientPrivilege) else ""
-        cause = str(error.orig).strip().splitlines()[0]
-        raise ReaderUnavailable(f"{engine.url.username} could not create or update the read-only role {READER}: "
-                                f"{cause}{hint}") from None
+def _why(error: Exception) -> str:
+    """PostgreSQL's message in one line, with its detail (which says what privilege is missing)."""
+    error = getattr(error, "orig", None) or error
+    diagnostic = getattr(error, "diag", None)
+    if diagnostic is None or not diagnostic.message_primary:
+        return str(error).strip().splitlines()[0]
+    return diagnostic.message_primary + (f" ({diagnostic.message_detail})" if diagnostic.message_detail else "")
 
 
 def _connect_reader(conninfo: str, options: str) -> psycopg.Connection | None:
-    """The connection, or None when the role may not read everything (its grants are renewed, then)."""
+    """The connection, or None when the role may not read every table."""
     connection = psycopg.connect(conninfo, options=options)
     connection.read_only = True
     reads_everything = connection.execute(_READS_EVERYTHING).fetchone()[0]
@@ -76,25 +81,44 @@ def grant_reader(engine: Engine, name: str, password: str | None = None) -> None
     The password, when given, is sent already hashed (SCRAM), so it appears in no statement or server log.
     """
     role = sql.Identifier(name)
-    statements = [
-        sql.SQL("ALTER ROLE {} SET default_transaction_read_only = on").format(role),
-        sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(sql.Identifier(engine.url.database), role),
+    with engine.begin() as connection:
+        cursor = _locked_cursor(connection)
+        found = cursor.execute("SELECT rolsuper, rolcreatedb, rolcreaterole FROM pg_roles WHERE rolname = %s",
+                               (name,)).fetchone()
+        login = sql.SQL("{} {} LOGIN").format(sql.SQL("ALTER ROLE" if found else "CREATE ROLE"), role)
+        for attribute, held in zip(("SUPERUSER", "CREATEDB", "CREATEROLE"), found or ()):
+            if held:  # a new role has none; naming one needs it, which a CREATEROLE owner may lack
+                login += sql.SQL(" NO" + attribute)
+        if password:
+            login += sql.SQL(" PASSWORD {}").format(sql.Literal(_hashed(cursor, name, password)))
+        cursor.execute(login)
+        cursor.execute(sql.SQL("ALTER ROLE {} SET default_transaction_read_only = on").format(role))
+        _grant_reading(cursor, name, engine.url.database)
+
+
+def grant_reading(engine: Engine, name: str) -> None:
+    """Grant an existing role SELECT on all tables and views of the engine's database, now and later."""
+    with engine.begin() as connection:
+        _grant_reading(_locked_cursor(connection), name, engine.url.database)
+
+
+def _grant_reading(cursor: Cursor, name: str, database: str) -> None:
+    role = sql.Identifier(name)
+    for statement in (
+        sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(sql.Identifier(database), role),
         sql.SQL("REVOKE CREATE ON SCHEMA public FROM PUBLIC"),
         sql.SQL("GRANT USAGE ON SCHEMA public TO {}").format(role),
         sql.SQL("GRANT SELECT ON ALL TABLES IN SCHEMA public TO {}").format(role),
         sql.SQL("ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO {}").format(role),
-    ]
-    with engine.begin() as connection:
-        cursor = connection.connection.driver_connection.cursor()
-        cursor.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
-        exists = cursor.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (name,)).fetchone()
-        verb = sql.SQL("ALTER ROLE" if exists else "CREATE ROLE")
-        login = sql.SQL("{} {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE").format(verb, role)
-        if password:
-            login += sql.SQL(" PASSWORD {}").format(sql.Literal(_hashed(cursor, name, password)))
-        cursor.execute(login)
-        for statement in statements:
-            cursor.execute(statement)
+    ):
+        cursor.execute(statement)
+
+
+def _locked_cursor(connection: Connection) -> Cursor:
+    """A psycopg cursor of the transaction, which holds the lock that keeps role changes one at a time."""
+    cursor = connection.connection.driver_connection.cursor()
+    cursor.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
+    return cursor
 
 
 def _hashed(cursor: Cursor, name: str, password: str) -> str:

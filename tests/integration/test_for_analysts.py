@@ -10,9 +10,11 @@ import pytest
 from sqlalchemy import Engine, text
 from sqlalchemy.engine import make_url
 
+from db.migrate import upgrade
 from db.query import search_blocks
 from db.roles import grant_reader
 from db.server import libpq_url
+from db.session import dispose_engines, get_engine
 from flows import cli
 from flows.digitize import digitize
 from folio.annotate import COLOURS
@@ -172,6 +174,40 @@ def test_sql_statements_have_a_time_limit(database: Engine, monkeypatch: pytest.
     monkeypatch.setenv("FOLIO_SQL_TIMEOUT_SECONDS", "0.5")
     get_settings.cache_clear()
     assert folio_sql("SELECT pg_sleep(30)", capsys) == (1, "folio sql: canceling statement due to statement timeout")
+
+
+def test_sql_on_a_server_whose_owner_is_no_superuser(new_database_url, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture):
+    """As on an external server: the owner in FOLIO_DATABASE_URL has CREATEROLE and owns folio's tables, no more."""
+    admin_url = new_database_url()
+    admin = make_url(admin_url)
+    owner = f"owner_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(libpq_url(admin_url), autocommit=True) as connection:
+        connection.execute(f'CREATE ROLE "{owner}" LOGIN CREATEROLE PASSWORD \'owner-pass\'')
+        connection.execute(f'ALTER DATABASE "{admin.database}" OWNER TO "{owner}"')
+    url = admin.difference_update_query(["passfile"]).set(username=owner, password="owner-pass")
+    monkeypatch.setenv("FOLIO_DATABASE_URL", url.render_as_string(hide_password=False))
+    get_settings.cache_clear()
+    try:
+        upgrade(get_engine())
+        code, output = folio_sql("SELECT session_user, count(*) FROM documents", capsys)
+        assert code == 0 and "│ folio_reader │ 0 │" in output, output
+        assert "permission denied" in folio_sql("SELECT pg_read_file('/etc/passwd')", capsys)[1]
+
+        with psycopg.connect(libpq_url(admin_url), autocommit=True) as connection:
+            connection.execute(f'ALTER ROLE "{owner}" NOCREATEROLE')
+        monkeypatch.setenv("FOLIO_HOME", str(tmp_path / "other-home"))  # whose folio_reader password differs
+        get_settings.cache_clear()
+        assert folio_sql("SELECT 1", capsys) == (1, f"folio sql: {owner} could not create or update the role "
+                                                    "folio_reader: permission denied to alter role (Only roles with "
+                                                    'the CREATEROLE attribute and the ADMIN option on role '
+                                                    '"folio_reader" may alter this role.)')
+    finally:
+        dispose_engines()
+        with psycopg.connect(libpq_url(admin_url), autocommit=True) as connection:
+            connection.execute(f'REASSIGN OWNED BY "{owner}" TO CURRENT_USER')
+            connection.execute(f'DROP OWNED BY "{owner}"')
+            connection.execute(f'DROP ROLE "{owner}"')
 
 
 def embedded(url: str) -> bool:
