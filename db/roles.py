@@ -9,7 +9,7 @@ from psycopg import Cursor, sql
 from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError
 
-from db.server import libpq_url
+from db.server import error_line, libpq_url
 
 READER = "folio_reader"
 _LOCK_KEY = 0x666F6C696F + 1  # one role change at a time in a database (0x666F6C696F is the migrations' lock)
@@ -45,22 +45,13 @@ def reader_connection(engine: Engine, password: str, timeout_seconds: float) -> 
         try:
             renew()
         except (DBAPIError, psycopg.Error) as error:
-            raise ReaderUnavailable(f"{engine.url.username} could not {what}: {_why(error)}") from None
+            raise ReaderUnavailable(f"{engine.url.username} could not {what}: {error_line(error)}") from None
         if (connection := _connect_reader(conninfo, options)) is None:
             raise ReaderUnavailable(f"{READER} still cannot read every table after it was granted SELECT")
     try:
         yield connection
     finally:
         connection.close()
-
-
-def _why(error: Exception) -> str:
-    """PostgreSQL's message in one line, with its detail (which says what privilege is missing)."""
-    error = getattr(error, "orig", None) or error
-    diagnostic = getattr(error, "diag", None)
-    if diagnostic is None or not diagnostic.message_primary:
-        return str(error).strip().splitlines()[0]
-    return diagnostic.message_primary + (f" ({diagnostic.message_detail})" if diagnostic.message_detail else "")
 
 
 def _connect_reader(conninfo: str, options: str) -> psycopg.Connection | None:

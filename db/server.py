@@ -49,6 +49,17 @@ def embedded_url(socket_dir: Path, passfile: Path, database: str) -> str:
     return f"postgresql://{SUPERUSER}@/{quote(database)}?{query}"
 
 
+def error_line(error: BaseException) -> str:
+    """PostgreSQL's message in one line: the main text, where in the statement, and the detail (no hint)."""
+    error = getattr(error, "orig", None) or error  # SQLAlchemy's wrapper
+    diagnostic = getattr(error, "diag", None)
+    if diagnostic is None or not diagnostic.message_primary:
+        return str(error).strip().splitlines()[0]
+    position = f" at character {diagnostic.statement_position}" if diagnostic.statement_position else ""
+    detail = f" ({diagnostic.message_detail})" if diagnostic.message_detail else ""
+    return diagnostic.message_primary + position + detail
+
+
 def _ensure_database(admin_uri: str, name: str) -> None:
     with psycopg.connect(admin_uri, autocommit=True) as conn:
         exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()

@@ -166,23 +166,15 @@ def cmd_sql(args: argparse.Namespace) -> int:
 
     from db.query import QueryRefused, read_only_query
     from db.roles import ReaderUnavailable
+    from db.server import error_line
 
     try:
         columns, rows = read_only_query(args.query, limit=args.limit)
     except (psycopg.Error, QueryRefused, ReaderUnavailable) as error:
-        console.print(f"folio sql: {one_line(error)}", style="red", markup=False, highlight=False)
+        console.print(f"folio sql: {error_line(error)}", style="red", markup=False, highlight=False)
         return 1
     print_rows(columns, rows)
     return 0
-
-
-def one_line(error: Exception) -> str:
-    """PostgreSQL's main message (and where in the statement), without its detail and hint lines."""
-    diagnostic = getattr(error, "diag", None)
-    if diagnostic is None or not diagnostic.message_primary:
-        return str(error).strip().splitlines()[0]
-    position = f" (at character {diagnostic.statement_position})" if diagnostic.statement_position else ""
-    return diagnostic.message_primary + position
 
 
 def cmd_status(args: argparse.Namespace) -> int:

@@ -155,7 +155,7 @@ def test_sql_runs_one_statement_as_a_reader_and_changes_nothing(two_documents: E
         f"COPY (SELECT 1) TO PROGRAM 'id > {marker}'": "permission denied",
         f"COPY (SELECT 1) TO '{marker}'": "permission denied",
         "SELECT pg_read_file('/etc/passwd')": "permission denied for function pg_read_file",
-        "SELEC 1": 'syntax error at or near "SELEC" (at character 1)',
+        "SELEC 1": 'syntax error at or near "SELEC" at character 1',
         "SELECT * FROM pg_ls_dir('.')": "permission denied for function pg_ls_dir",
         "SELECT rolname, rolpassword FROM pg_authid": "permission denied for table pg_authid",
         "SET ROLE postgres": "permission denied",
