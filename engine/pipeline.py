@@ -49,6 +49,8 @@ class EngineConfig:
 class Pipeline:
     """Runs each stage over the whole batch, so every model sees all pages of the batch at once."""
 
+    version = ENGINE_VERSION
+
     def __init__(self, stages: Sequence[Stage], models: dict[str, object] | None = None,
                  missing: dict[str, str] | None = None):
         self.stages = list(stages)

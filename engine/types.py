@@ -1,7 +1,7 @@
 """What goes into the engine (PageInput), what stages enrich (PageState), what comes out (PageResult)."""
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, Protocol
 
 import numpy as np
 
@@ -123,6 +123,7 @@ class Block:
     order: int = -1
     table: Table | None = None
     formula: Formula | None = None
+    placed: bool = True  # False: the engine could not find where it is, and gave it the whole page as its box
 
     @property
     def size(self) -> float:
@@ -168,7 +169,18 @@ class PageResult:
     stage_seconds: dict[str, float]  # this page's share of each stage's time
     ink: float | None = None  # share of a rendered page's pixels that are ink; None when not rendered
     untrusted: str | None = None  # why the page's text could not be read (see PageState); it has no OCR text
+    error: str | None = None  # why the engine could not parse the page (an answer it cannot read); stored as failed
 
     @property
     def seconds(self) -> float:
         return sum(self.stage_seconds.values())
+
+
+class PageParser(Protocol):
+    """What the tasks call to parse pages: the pipeline or the VLM engine."""
+
+    version: str  # stored with each page; a page is reused only by a parser of the same version
+    models: dict[str, object]  # by role, for `folio engine info` and the GPU slot
+    missing: dict[str, str]  # role -> why that model is not loaded
+
+    def __call__(self, inputs: list[PageInput]) -> list[PageResult]: ...

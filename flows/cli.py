@@ -213,15 +213,26 @@ def cmd_db(args: argparse.Namespace) -> int:
 def cmd_engine(args: argparse.Namespace) -> int:
     from engine.pipeline import build_pipeline
     from engine.runtime.select import cuda_visible, tensorrt_installed
-    from tasks.parse import engine_config
+    from engine.vlm import build_vlm_engine
+    from tasks.parse import engine_config, vlm_config
 
     config = engine_config()
+    vlm = get_settings().engine == "vlm"
     if args.action == "build":
+        if vlm:
+            console.print("[red]folio engine build: FOLIO_ENGINE=vlm: the model runs on its server; there is "
+                          "nothing to build here[/red]")
+            return 2
         if config.device == "cpu" or not tensorrt_installed() or not cuda_visible():
             console.print("[red]folio engine build: TensorRT engines need FOLIO_DEVICE auto or cuda, the tensorrt "
                           "package and a CUDA device; ONNX Runtime needs no build[/red]")
             return 2
-    pipeline = build_pipeline(config)
+    if vlm:
+        pipeline = build_vlm_engine(vlm_config(), check_model=False)
+        print_rows(["VLM engine", ""], pipeline.describe())
+    else:
+        pipeline = build_pipeline(config)
+        console.print(f"engine: pipeline ({pipeline.version})")
     rows = []
     for role, model in pipeline.models.items():
         if model is None:

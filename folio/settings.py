@@ -4,7 +4,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -36,6 +36,21 @@ class Settings(BaseSettings):
                                           "engines/ under home")
     ocr_int8: bool = Field(default=True, description="on CPU, read text lines with the recognizer quantized to "
                            "int8 (made once into the engine cache); false: the float model")
+    engine: str = Field(default="pipeline", pattern="^(pipeline|vlm)$", description="pipeline (text layer, OCR, "
+                        "layout, table and formula models) or vlm (a vision-language model behind an OpenAI-compatible "
+                        "server)")
+    vlm_url: str | None = Field(default=None, description="the VLM server's OpenAI-compatible base URL, e.g. "
+                                "http://gpu-1:8000/v1")
+    vlm_model: str | None = Field(default=None, description="the model name the server serves")
+    vlm_api_key: SecretStr | None = Field(default=None, description="sent as a bearer token; never logged")
+    vlm_format: str = Field(default="markdown", pattern="^(markdown|layout-json)$", description="how the model "
+                            "answers: markdown (olmOCR-style page Markdown) or layout-json (dots.ocr-style blocks)")
+    vlm_concurrency: int = Field(default=16, ge=1, le=1024, description="requests in flight at once per process")
+    vlm_timeout_seconds: float = Field(default=300.0, gt=0, description="how long one page's answer may take")
+    vlm_image_side: int = Field(default=1288, ge=256, le=8192, description="longest side in pixels of the page "
+                                "image sent to the model")
+    vlm_anchor_text: bool = Field(default=False, description="markdown: put a born-digital page's text layer in "
+                                  "the prompt (olmOCR's anchor text; for models trained with it)")
     ocr_dpi: int = Field(default=150, ge=72, le=600, description="render resolution for OCR")
     formula_model: str = Field(default="auto", description="auto | none | junia | folder of a formula checkpoint")
     max_page_pixels: int = Field(default=25_000_000, ge=1_000_000, description="pixel budget of one rendered page")

@@ -6,14 +6,14 @@ from contextlib import contextmanager
 from prefect.client.orchestration import get_client
 from prefect.concurrency.sync import concurrency
 
-from engine.pipeline import Pipeline
+from engine.types import PageParser
 
 GPU_LIMIT = "gpu"
 _ensured: set[tuple[str, int]] = set()
 
 
-def pipeline_uses_gpu(pipeline: Pipeline) -> bool:
-    """Whether any of the pipeline's models runs on a CUDA device."""
+def pipeline_uses_gpu(pipeline: PageParser) -> bool:
+    """Whether any of the engine's models runs on a CUDA device."""
     return any(
         model is not None and any("cuda" in str(provider).lower() for provider in model.providers)
         for model in pipeline.models.values()
@@ -30,7 +30,7 @@ def ensure_gpu_limit(slots: int) -> None:
 
 
 @contextmanager
-def gpu_slot(pipeline: Pipeline, slots: int) -> Iterator[None]:
+def gpu_slot(pipeline: PageParser, slots: int) -> Iterator[None]:
     """Hold a slot of the `gpu` limit while the body runs, when the pipeline uses a GPU."""
     if not pipeline_uses_gpu(pipeline):
         yield

@@ -14,9 +14,10 @@ from sqlalchemy import Engine
 from db.session import get_engine, session_scope
 from db.store import Claim
 from engine import ENGINE_VERSION
-from engine.pipeline import EngineConfig, Pipeline, build_pipeline
+from engine.pipeline import EngineConfig, build_pipeline
 from engine.runtime.onnx import threads_per_worker
-from engine.types import PageInput, PageResult
+from engine.types import PageInput, PageParser, PageResult
+from engine.vlm import VlmConfig, build_vlm_engine, vlm_version
 from folio.settings import get_settings
 from tasks.gpu import gpu_slot
 from tasks.pdf import BadDocument, open_pdf, page_fingerprint, page_graphics, page_input
@@ -73,13 +74,36 @@ def engine_config() -> EngineConfig:
                         threads=threads_per_worker(settings.workers), ocr_int8=settings.ocr_int8)
 
 
+def vlm_config() -> VlmConfig:
+    """The VLM engine's settings, from FOLIO_VLM_* variables."""
+    settings = get_settings()
+    if not (settings.vlm_url and settings.vlm_model):
+        raise ValueError("FOLIO_ENGINE=vlm needs FOLIO_VLM_URL (the server's OpenAI-compatible base URL, e.g. "
+                         "http://gpu-1:8000/v1) and FOLIO_VLM_MODEL (the model it serves)")
+    key = settings.vlm_api_key.get_secret_value() if settings.vlm_api_key else None
+    return VlmConfig(url=settings.vlm_url, model=settings.vlm_model, format=settings.vlm_format, api_key=key,
+                     concurrency=settings.vlm_concurrency, timeout=settings.vlm_timeout_seconds,
+                     image_side=settings.vlm_image_side, anchor_text=settings.vlm_anchor_text,
+                     device=settings.device, engine_cache=settings.engine_cache)
+
+
+def engine_version() -> str:
+    """The version the configured engine stores with its pages (FOLIO_ENGINE), without loading it."""
+    if get_settings().engine == "vlm":
+        config = vlm_config()
+        return vlm_version(config.model, config.format)
+    return ENGINE_VERSION
+
+
 @lru_cache(maxsize=1)
-def get_pipeline() -> Pipeline:
-    """The engine's pipeline, loaded once per worker process."""
+def get_pipeline() -> PageParser:
+    """The engine FOLIO_ENGINE names, loaded once per worker process."""
+    if get_settings().engine == "vlm":
+        return build_vlm_engine(vlm_config())
     return build_pipeline(engine_config())
 
 
-def parse_batch_pages(batch: Batch, engine: Engine, pipeline: Pipeline,
+def parse_batch_pages(batch: Batch, engine: Engine, pipeline: PageParser,
                       log: logging.Logger | logging.LoggerAdapter | None = None) -> BatchReport:
     """Read, parse and store every page of the batch; a page that fails is stored as failed.
 
@@ -91,7 +115,7 @@ def parse_batch_pages(batch: Batch, engine: Engine, pipeline: Pipeline,
     inputs, outcomes = _load_pages(batch)
     with session_scope(engine) as session:
         fingerprints = {fingerprint for _, _, fingerprint in inputs} if batch.reuse else set()
-        stored = reusable_pages(session, fingerprints, ENGINE_VERSION)
+        stored = reusable_pages(session, fingerprints, pipeline.version)
         copies = {fingerprint: stored_result(session, page_id, "") for fingerprint, page_id in stored.items()}
     first: dict[str, tuple[PageRef, PageInput]] = {}
     for ref, item, fingerprint in inputs:
@@ -135,9 +159,15 @@ def parse_batch_pages(batch: Batch, engine: Engine, pipeline: Pipeline,
 
 
 def fail_unread_pages(results: dict[str, PageResult | str]) -> dict[str, PageResult | str]:
-    """A page no OCR reader could read becomes a failure with the engine's reason, not gibberish stored as text."""
-    return {key: f"ocr: {result.untrusted}" if isinstance(result, PageResult) and result.untrusted else result
-            for key, result in results.items()}
+    """A page the engine could not parse (an unreadable answer) or no OCR reader could read becomes a failure with
+    the engine's reason, not gibberish stored as text."""
+    return {key: _failure(result) or result for key, result in results.items()}
+
+
+def _failure(result: PageResult | str) -> str | None:
+    if not isinstance(result, PageResult):
+        return None
+    return result.error or (f"ocr: {result.untrusted}" if result.untrusted else None)
 
 
 def _load_pages(batch: Batch) -> tuple[list[tuple[PageRef, PageInput, str]], list[PageOutcome]]:
@@ -161,11 +191,14 @@ def _load_pages(batch: Batch) -> tuple[list[tuple[PageRef, PageInput, str]], lis
     return loaded, failures
 
 
-def _run_engine(pipeline: Pipeline, inputs: list[PageInput],
+def _run_engine(pipeline: PageParser, inputs: list[PageInput],
                 log: logging.Logger | logging.LoggerAdapter) -> dict[str, PageResult | str]:
-    """Results by page key; if the batch fails, pages are retried one by one to isolate the bad one."""
+    """Results by page key; if the batch fails, pages are retried one by one to isolate the bad one. A server that
+    is busy, unreachable or silent (the VLM engine's) fails the batch: the task retries it."""
     try:
         return {result.key: result for result in pipeline(inputs)}
+    except (ConnectionError, TimeoutError):
+        raise
     except Exception as error:  # a model failing on one page must not fail the others
         if len(inputs) == 1:
             return {inputs[0].key: f"engine error: {type(error).__name__}: {error}"}

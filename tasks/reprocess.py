@@ -19,17 +19,17 @@ from db.store import (
     documents_to_reprocess,
     fail_document,
 )
-from engine import ENGINE_VERSION
 from folio.settings import get_settings
 from tasks.discover import SourceFile, list_source
+from tasks.parse import engine_version
 from tasks.policy import task_options
 from tasks.register import Registered, read_bytes, start_document
 
 
 def select_documents(engine: Engine, selection: Selection) -> list[int]:
-    """Ids of the documents the selection names, judged against this engine's version."""
+    """Ids of the documents the selection names, judged against the configured engine's version."""
     with session_scope(engine) as session:
-        return documents_to_reprocess(session, selection, ENGINE_VERSION)
+        return documents_to_reprocess(session, selection, engine_version())
 
 
 def reopen_documents(document_ids: list[int], engine: Engine, max_file_bytes: int, claim: Claim,

@@ -45,6 +45,7 @@ GRID_CHECKS = ("table cell inside its grid", "one cell per grid slot")
 HTML_CHECK = "table HTML agrees with its cells"
 LATEX_CHECKS = ("formula LaTeX not empty", "formula braces balanced", "formula environments balanced")
 INK_CHECK = "page with ink has blocks"
+PLACED_CHECK = "block placed on the page"  # the VLM engine found no box for it (engine/vlm/align.py)
 
 CHECKS: tuple[tuple[str, str, dict[str, Any], str], ...] = (
     # (name, Great Expectations expectation, its arguments, what a failure puts in doubt)
@@ -64,6 +65,7 @@ CHECKS: tuple[tuple[str, str, dict[str, Any], str], ...] = (
     (LATEX_CHECKS[1], "ExpectColumnValuesToBeInSet", {"column": "braces_balanced", "value_set": [True]}, BLOCK),
     (LATEX_CHECKS[2], "ExpectColumnValuesToBeInSet", {"column": "environments_balanced", "value_set": [True]},
      BLOCK),
+    (PLACED_CHECK, "ExpectColumnValuesToBeInSet", {"column": "unplaced", "value_set": [False]}, BLOCK),
     (INK_CHECK, "ExpectColumnValuesToBeBetween", {"column": "blocks_if_ink", "min_value": 1}, PAGE),
     ("stored text covers the text layer", "ExpectColumnValuesToBeBetween", {"column": "coverage",
                                                                             "min_value": COVERAGE_MIN}, PAGE),
@@ -71,7 +73,7 @@ CHECKS: tuple[tuple[str, str, dict[str, Any], str], ...] = (
 SCOPES = {name: scope for name, _, _, scope in CHECKS}
 COLUMNS = ("page", "block", "kind", "type", "confidence", "overshoot", "min_side", "order_key", "order_room",
            "text_missing", "grid_overshoot", "slot", "html_agrees", "latex_length", "braces_balanced",
-           "environments_balanced", "blocks_if_ink", "coverage")
+           "environments_balanced", "unplaced", "blocks_if_ink", "coverage")
 MAX_OBSERVED = 20  # observed values kept per failed check and block (or page)
 
 # What the gate did about an issue (page_issues.action):
@@ -85,6 +87,7 @@ CLIPPED_AND_WIDENED = f"box clipped to the page and widened to {MIN_SIDE} pt"
 CORNERS_ORDERED = "box corners put in order"  # x1 < x0 or y1 < y0, of a box wide enough
 DROPPED = "block dropped"  # it held nothing: no text, no table, no formula
 RENUMBERED = "reading order renumbered"
+PAGE_BOX = "kept with the page as its box"  # a block the engine could not place: its content is kept
 
 
 @dataclass(frozen=True)
@@ -171,7 +174,8 @@ def _block_row(result: PageResult, index: int, block: Block) -> dict[str, Any]:
             "overshoot": max(-x0, -y0, x1 - result.width, y1 - result.height),
             "min_side": min(x1 - x0, y1 - y0), "order_key": f"{result.key}#{block.order}",
             "order_room": min(block.order, count - 1 - block.order),
-            "text_missing": not block.text.strip() if block.type in TEXT_TYPES else None}
+            "text_missing": not block.text.strip() if block.type in TEXT_TYPES else None,
+            "unplaced": not block.placed}
 
 
 def _table_rows(page: str, block: int, table: Table) -> list[dict[str, Any]]:
@@ -382,7 +386,8 @@ def repair_block(block: Block, checks: set[str], width: float, height: float) ->
 
     An unknown type, colliding table cells or untrustworthy LaTeX demote it to a text block that keeps
     its text; a table whose cells are sound gets its HTML rebuilt from them; a confidence out of range
-    is removed; a box past the page is clipped to it; a box thinner than MIN_SIDE is widened to it.
+    is removed; a box past the page is clipped to it; a box thinner than MIN_SIDE is widened to it; a
+    block the engine could not place keeps the page as its box.
     """
     block = replace(block)  # the engine's block stays as it was
     done: dict[str, str] = {}
@@ -412,6 +417,8 @@ def repair_block(block: Block, checks: set[str], width: float, height: float) ->
         done.update((check, KEPT_AS_TEXT) for check in latex_checks)
     if TEXT_CHECK in checks:
         done[TEXT_CHECK] = DROPPED  # a text block without text: nothing to keep but its box
+    if PLACED_CHECK in checks:
+        done[PLACED_CHECK] = PAGE_BOX
     if checks & {INSIDE_CHECK, SIDE_CHECK}:
         block.bbox, widened = _fitted(block.bbox, width, height)
         if INSIDE_CHECK in checks:

@@ -22,6 +22,11 @@ def readable_share(text: str) -> float:
     return good / len(chars)
 
 
+def trusted_layer(lines: list[Line]) -> bool:
+    """Whether a page's text layer holds enough readable text to be taken as the page's text."""
+    return _visible(lines) >= MIN_CHARS and readable_share(_text(lines)) >= MIN_READABLE
+
+
 class TextLayerStage:
     """Keeps the text layer of pages that have a readable one and marks what OCR must read.
 
@@ -33,8 +38,7 @@ class TextLayerStage:
 
     def __call__(self, pages: list[PageState]) -> list[PageState]:
         for page in pages:
-            lines = page.input.text_lines
-            page.use_text_layer = _visible(lines) >= MIN_CHARS and readable_share(_text(lines)) >= MIN_READABLE
+            page.use_text_layer = trusted_layer(page.input.text_lines)
             if not page.use_text_layer:
                 page.ocr_regions = [(0.0, 0.0, page.input.width, page.input.height)]
                 continue

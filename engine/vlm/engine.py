@@ -1,0 +1,257 @@
+"""The VLM engine: each page rendered once and sent to a vision-language model on an OpenAI-compatible
+server, many pages in flight at once, the answers read and placed on the page; the same PageResults as
+the pipeline.
+
+A page whose answer cannot be read, or that the server refuses, comes back with `error` (stored as a
+failed page with that reason); a busy, failing or silent server raises ConnectionError or TimeoutError,
+which the tasks retry.
+"""
+
+import base64
+import logging
+import time
+from collections.abc import Iterator
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pymupdf
+
+from engine import ENGINE_VERSION
+from engine.ink import ink_share
+from engine.ocr.detector import TextDetector
+from engine.ocr.models import DET_PROFILE, find_ocr_models
+from engine.orientation import turn_box, turn_image, turn_input
+from engine.render import render_page
+from engine.runtime import load_onnx_model
+from engine.stages.text_layer import trusted_layer
+from engine.types import BBox, Block, PageInput, PageResult
+from engine.vlm.align import layer_words, place_by_lines, place_by_words
+from engine.vlm.answer import Draft, Reading, UnreadableAnswer
+from engine.vlm.client import ServerRefused, VlmClient
+from engine.vlm.prompts import FORMATS, anchor_text
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class VlmConfig:
+    url: str
+    model: str
+    format: str = "markdown"  # a key of engine.vlm.prompts.FORMATS
+    api_key: str | None = None
+    concurrency: int = 16
+    timeout: float = 300.0
+    image_side: int = 1288  # longest side of the page image in pixels (olmOCR's default)
+    anchor_text: bool = False
+    device: str = "auto"  # where the text detector runs (it places blocks on scans)
+    ocr_model_dir: Path | None = None
+    engine_cache: Path | None = None
+
+    def __repr__(self) -> str:  # the API key stays out of logs and tracebacks
+        return f"VlmConfig(url={self.url!r}, model={self.model!r}, format={self.format!r})"
+
+
+def vlm_version(model: str, answer_format: str) -> str:
+    """The version stored with each page this engine parses: pages are reused only for the same model and format."""
+    return f"vlm:{model}:{answer_format}:{ENGINE_VERSION}"
+
+
+@dataclass
+class _Asked:
+    """A page's answer: its blocks, and the clockwise turn of the image they were read on."""
+
+    reading: Reading
+    turn: int
+    image_size: tuple[int, int]  # of the image sent, turned
+
+
+class VlmEngine:
+    """Parses pages with a VLM behind an OpenAI-compatible server; called like the pipeline."""
+
+    def __init__(self, config: VlmConfig, client: VlmClient, detector: TextDetector | None = None,
+                 models: dict[str, object] | None = None, missing: dict[str, str] | None = None):
+        if config.format not in FORMATS:
+            raise ValueError(f"unknown answer format {config.format!r}: {', '.join(FORMATS)}")
+        self.config = config
+        self.client = client
+        self.format = FORMATS[config.format]
+        self.detector = detector
+        self.version = vlm_version(config.model, config.format)
+        self.models = models or {}
+        self.missing = missing or {}
+
+    def __call__(self, inputs: list[PageInput]) -> list[PageResult]:
+        started = time.perf_counter()
+        jobs: list[tuple[PageInput, np.ndarray, float, Future]] = []
+        pool = ThreadPoolExecutor(max_workers=max(1, min(self.config.concurrency, len(inputs))),
+                                  thread_name_prefix="vlm")
+        try:
+            for page, image, scale in self._rendered(inputs):  # requests start while later pages render
+                jobs.append((page, image, scale, pool.submit(self._ask, page, image)))
+            rendered = time.perf_counter()
+            done, _ = wait([job[3] for job in jobs], return_when=FIRST_EXCEPTION)
+            for future in done:
+                if future.exception() is not None:  # a busy or silent server: the task retries the batch
+                    raise future.exception()
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+        answered = time.perf_counter()
+        results = [self._result(page, image, scale, future.result()) for page, image, scale, future in jobs]
+        self._place_on_scans(results, jobs)
+        finished = time.perf_counter()
+        share = {"VlmRender": (rendered - started), "VlmAnswer": (answered - rendered),
+                 "VlmPlace": (finished - answered)}
+        for result in results:
+            result.stage_seconds.update({stage: seconds / len(results) for stage, seconds in share.items()})
+        return results
+
+    def describe(self) -> list[tuple[str, str]]:
+        """What `folio engine info` shows: the server, the model, the format, whether a key is set and whether
+        the server answers (the key's value never)."""
+        try:
+            served = self.client.served_models()
+            answers = f"yes, serving {', '.join(served) or 'no model'}"
+            if self.config.model not in served:
+                answers += f" (not {self.config.model})"
+        except (ConnectionError, TimeoutError, ServerRefused) as error:
+            answers = f"no: {error}"
+        return [("engine", f"vlm ({self.version})"), ("server", self.client.shown_url),
+                ("model", self.config.model), ("answer format", self.config.format),
+                ("API key", "set" if self.config.api_key else "not set"), ("server answers", answers),
+                ("requests in flight", str(self.config.concurrency)),
+                ("image", f"{self.config.image_side} px on the longest side")]
+
+    def _rendered(self, inputs: list[PageInput]) -> Iterator[tuple[PageInput, np.ndarray, float]]:
+        """Each page rendered once (PyMuPDF in this thread only), its longest side `image_side` pixels."""
+        documents: dict[str, pymupdf.Document] = {}
+        try:
+            for page in inputs:
+                if page.pdf_path not in documents:
+                    documents[page.pdf_path] = pymupdf.open(page.pdf_path)
+                scale = self.config.image_side / max(page.width, page.height)
+                yield page, render_page(documents[page.pdf_path][page.page_index], scale), scale
+        finally:
+            for document in documents.values():
+                document.close()
+
+    def _ask(self, page: PageInput, image: np.ndarray) -> _Asked | str:
+        """The model's answer for the page, read (a reason when it cannot be). Sent turned the way its text layer
+        reads; when the model says the image must be turned, it is turned and sent once more."""
+        turn = page.turn
+        anchor = anchor_text(turn_input(page, turn).text_lines, *_turned(page, turn)) \
+            if self.config.anchor_text and self.format.anchors and trusted_layer(page.text_lines) else None
+        for attempt in range(2):
+            sent = turn_image(image, turn)
+            size = (sent.shape[1], sent.shape[0])
+            try:
+                answer = self.client.complete(self.format.content(_data_url(sent), anchor))
+            except ServerRefused as error:
+                return f"vlm: {error}"
+            if answer.finish_reason == "length":
+                return "vlm: the answer was cut off at the server's token limit"
+            try:
+                reading = self.format.read(answer.text, size)
+            except UnreadableAnswer as error:
+                return f"vlm: unreadable {self.config.format} answer: {error}"
+            if reading.turn and attempt == 0:
+                log.info("page %s: the model says the image must be turned %d degrees clockwise; asking again",
+                         page.key, reading.turn)
+                turn = (turn + reading.turn) % 360
+                anchor = None  # the anchor's coordinates were the unturned page's
+                continue
+            return _Asked(reading, turn, size)
+        raise AssertionError("unreachable")
+
+    def _result(self, page: PageInput, image: np.ndarray, scale: float, asked: _Asked | str) -> PageResult:
+        text_layer = trusted_layer(page.text_lines)
+        result = PageResult(key=page.key, width=page.width, height=page.height, text_layer=text_layer, blocks=[],
+                            engine_version=self.version, stage_seconds={}, ink=round(ink_share(image), 5))
+        if isinstance(asked, str):
+            result.error = asked
+            return result
+        if text_layer:  # a scan's blocks are placed once all its batch's pages are detected (_place_on_scans)
+            upright = turn_input(page, asked.turn)
+            words = layer_words(upright.text_lines + upright.side_lines)
+            drafts = [_in_points(draft, scale) for draft in asked.reading.drafts]
+            blocks = place_by_words(drafts, words, upright.image_boxes, upright.width, upright.height)
+            result.blocks = _displayed(blocks, asked.turn, upright.width, upright.height)
+        return result
+
+    def _place_on_scans(self, results: list[PageResult], jobs: list) -> None:
+        """Blocks of pages without a text layer laid over the text detector's lines, all pages detected at once."""
+        todo = [(result, page, image, scale, future.result()) for result, (page, image, scale, future)
+                in zip(results, jobs) if result.error is None and not result.text_layer]
+        wanted = self.detector is not None and any(
+            draft.box is None for *_, asked in todo for draft in asked.reading.drafts)
+        detected = self.detector([turn_image(image, asked.turn) for _, _, image, _, asked in todo]) if wanted \
+            else [[] for _ in todo]
+        for (result, page, _, scale, asked), found in zip(todo, detected):
+            upright = turn_input(page, asked.turn)
+            lines = [tuple(float(v) / scale for v in detection.box) for detection in found]
+            drafts = [_in_points(draft, scale) for draft in asked.reading.drafts]
+            blocks = place_by_lines(drafts, lines, upright.width, upright.height)
+            result.blocks = _displayed(blocks, asked.turn, upright.width, upright.height)
+
+
+def _turned(page: PageInput, turn: int) -> tuple[float, float]:
+    return (page.height, page.width) if turn in (90, 270) else (page.width, page.height)
+
+
+def _data_url(image: np.ndarray) -> str:
+    ok, png = cv2.imencode(".png", cv2.cvtColor(image, cv2.COLOR_RGB2BGR))
+    if not ok:
+        raise ValueError("the page image could not be encoded as PNG")
+    return "data:image/png;base64," + base64.b64encode(png.tobytes()).decode("ascii")
+
+
+def _in_points(draft: Draft, scale: float) -> Draft:
+    if draft.box is None:
+        return draft
+    return Draft(type=draft.type, text=draft.text, box=tuple(v / scale for v in draft.box), table=draft.table,
+                 latex=draft.latex)
+
+
+def _displayed(blocks: list[Block], turn: int, width: float, height: float) -> list[Block]:
+    """Blocks of the turned page (`width` x `height`) in the displayed page's coordinates, in reading order."""
+    back = (360 - turn) % 360
+    for order, block in enumerate(blocks):
+        block.bbox = _box(turn_box(block.bbox, back, width, height))
+        block.order = order
+    return blocks
+
+
+def _box(box: BBox) -> BBox:
+    return tuple(round(float(v), 2) for v in box)
+
+
+def build_vlm_engine(config: VlmConfig, check_model: bool = True) -> VlmEngine:
+    """The engine with its client and the text detector that places blocks on scans (when its model is found).
+
+    With `check_model`, a server that answers but does not serve the model is an error (a server that does
+    not answer yet is not: its pages are retried).
+    """
+    client = VlmClient(config.url, config.model, config.api_key, config.timeout, config.concurrency)
+    if check_model:
+        _check_served(client)
+    try:
+        det = load_onnx_model(find_ocr_models(config.ocr_model_dir).det, config.device, DET_PROFILE,
+                              config.engine_cache)
+    except FileNotFoundError as error:
+        det, missing = None, {"text detection": f"{error}: blocks on scans get the page's box"}
+    else:
+        missing = {}
+    return VlmEngine(config, client, TextDetector(det) if det else None, {"text detection": det}, missing)
+
+
+def _check_served(client: VlmClient) -> None:
+    try:
+        served = client.served_models()
+    except (ConnectionError, TimeoutError) as error:
+        log.warning("the VLM server does not answer yet: %s", error)
+        return
+    if client.model not in served:
+        raise ValueError(f"{client.shown_url} serves {', '.join(served) or 'no model'}, not {client.model} "
+                         "(FOLIO_VLM_MODEL)")
