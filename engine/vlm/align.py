@@ -22,7 +22,8 @@ from engine.vlm.answer import Draft
 
 MIN_MATCH = 0.5  # share of a block's words that must be found in the text layer for it to be placed there
 MAX_PICTURE_SHARE = 0.9  # an image covering more of the page is the page itself (a scan), not a figure
-GAP_CHARS = 20.0  # what a wide vertical gap inside one block's run of detected lines costs, in characters
+BREAK_CHARS = 20.0  # what a wide gap or a change of size inside one block's run of lines costs, in characters
+SIZE_CHANGE = 1.3  # consecutive lines whose heights differ more than this are set in different sizes
 MAX_RUN = 80  # detected lines one block may take
 SMALL_SKIP = 0.25  # least share of its characters that leaving out a line costs (one much smaller than the body)
 _LATEX_COMMAND = re.compile(r"\\[a-zA-Z]+|[{}^_&]|\\.")
@@ -46,7 +47,8 @@ def tokens(text: str) -> list[str]:
 
 def latex_tokens(latex: str) -> list[str]:
     r"""A formula's words as its glyphs would print them: commands and grouping dropped (a^{2} -> a2)."""
-    return tokens(_LATEX_COMMAND.sub(lambda match: " " if match.group(0).startswith("\\") else "", latex))
+    spaced = latex.replace("}{", "} {")  # \frac{c}{d} prints c and d apart
+    return tokens(_LATEX_COMMAND.sub(lambda match: " " if match.group(0).startswith("\\") else "", spaced))
 
 
 def layer_words(lines: list[Line]) -> list[Word]:
@@ -218,8 +220,8 @@ def _fit_lines(lengths: list[int], lines: list[BBox]) -> list[list[BBox]]:
     A line holds about width / height characters times a page-wide factor (glyphs are as wide as they are
     tall, whatever the font size). The runs minimise the characters left unexplained: a run's estimate off its
     text's length, the lines skipped (a line smaller than the body, such as a running head the model left out,
-    costs less), blocks without lines, and wide gaps inside a run. Fitted twice, the second time with the
-    factor the first fit measured.
+    costs less), blocks without lines, and wide gaps or changes of size inside a run. Fitted twice, the second
+    time with the factor the first fit measured.
     """
     if not lengths or not lines:
         return [[] for _ in lengths]
@@ -227,13 +229,15 @@ def _fit_lines(lengths: list[int], lines: list[BBox]) -> list[list[BBox]]:
     body = sorted(heights)[len(heights) // 2]
     units = [(line[2] - line[0]) / height for line, height in zip(lines, heights)]
     skip_weights = [min(1.0, max(SMALL_SKIP, (height / body) ** 2)) for height in heights]
-    wide_gaps = [0]
-    for upper, lower in zip(lines, lines[1:]):
-        wide_gaps.append(wide_gaps[-1] + int(lower[1] - upper[3] > 1.2 * body))
+    breaks = [0]  # before each line: how many wide gaps or changes of size there are between lines up to it
+    for (upper, lower), (high, next_high) in zip(zip(lines, lines[1:]), zip(heights, heights[1:])):
+        wide = lower[1] - upper[3] > 1.2 * body
+        resized = max(high, next_high) > SIZE_CHANGE * min(high, next_high)
+        breaks.append(breaks[-1] + int(wide) + int(resized))
     units_per_char = sum(units) / max(1, sum(lengths))
     runs: list[tuple[int, int]] = []
     for _ in range(2):
-        runs = _best_runs(lengths, [unit / units_per_char for unit in units], skip_weights, wide_gaps)
+        runs = _best_runs(lengths, [unit / units_per_char for unit in units], skip_weights, breaks)
         taken = [(lengths[i], sum(units[start:end])) for i, (start, end) in enumerate(runs) if end > start]
         if taken:
             units_per_char = sum(u for _, u in taken) / max(1, sum(c for c, _ in taken))
@@ -241,7 +245,7 @@ def _fit_lines(lengths: list[int], lines: list[BBox]) -> list[list[BBox]]:
 
 
 def _best_runs(lengths: list[int], chars: list[float], skip_weights: list[float],
-               wide_gaps: list[int]) -> list[tuple[int, int]]:
+               breaks: list[int]) -> list[tuple[int, int]]:
     """(first line, line after the last) of each block's run: a dynamic programme over blocks and lines."""
     n, m = len(lengths), len(chars)
     prefix = [0.0]
@@ -263,7 +267,7 @@ def _best_runs(lengths: list[int], chars: list[float], skip_weights: list[float]
             if here + lengths[i] < cost[i + 1][j]:  # block i takes no line
                 cost[i + 1][j], back[i + 1][j] = here + lengths[i], (i, j)
             for k in range(j + 1, min(m, j + MAX_RUN) + 1):  # block i takes lines j..k-1
-                total = here + abs(prefix[k] - prefix[j] - lengths[i]) + GAP_CHARS * (wide_gaps[k - 1] - wide_gaps[j])
+                total = here + abs(prefix[k] - prefix[j] - lengths[i]) + BREAK_CHARS * (breaks[k - 1] - breaks[j])
                 if total < cost[i + 1][k]:
                     cost[i + 1][k], back[i + 1][k] = total, (i, j)
     runs: list[tuple[int, int]] = [(0, 0)] * n
