@@ -43,7 +43,7 @@ LEDGER_TABLE = [("Series", "Volumes", ""), ("", "Boxes", "Pages"), ("Ledgers", "
                 ("Letters", "64", "21,950")]
 
 
-def ledger_pdf(path: Path, width: float = 560.0) -> Path:
+def ledger_pdf(path: Path, width: float = 570.0) -> Path:
     """A born-digital page with a title, a heading, paragraphs, a list, a table whose header spans two rows and two
     columns, and a display formula."""
     document = pymupdf.open()
@@ -93,7 +93,7 @@ The accounts were audited every year by the city treasurer.
 """
 
 
-def ledger_layout_json(image_size: tuple[int, int], width: float = 560.0) -> str:
+def ledger_layout_json(image_size: tuple[int, int], width: float = 570.0) -> str:
     """The ledger page as dots.ocr answers: boxes in pixels of the image as its processor resized it."""
     seen_width, seen_height = model_size(*image_size)
     scale = image_size[0] / width  # pixels per point of the image sent

@@ -1,0 +1,229 @@
+"""`folio run` with FOLIO_ENGINE=vlm against the tests' OpenAI-compatible server, into the real PostgreSQL: what
+is stored and exported, retries of a busy or silent server, concurrency, the API key, reuse and reprocess."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import psycopg
+import pytest
+from sqlalchemy import Engine
+
+from db.server import libpq_url
+from engine import ENGINE_VERSION
+from engine.types import Block, Formula, PageResult, Table, TableCell
+from tasks.validate import validate_results
+from tests.integration.folio_process import FolioProcess, FolioRun, folio_env
+from tests.vlm_pages import (
+    ASKS_TO_TURN,
+    LEDGER_MARKDOWN,
+    LETTER_MARKDOWN,
+    ledger_layout_json,
+    ledger_pdf,
+    page_inputs,
+    text_markdown,
+    text_pdf,
+    turned_scan_pdf,
+)
+from tests.vlm_server import Reply, VlmServer, image_size, vlm_server
+
+KEY = "sk-folio-secret-0c4e9a71"
+LINES = ["The board met on Tuesday and read the letters of the month.", "No decision was taken on the quay."]
+BLOCK_TYPES = {"title", "text", "list_item", "table", "formula", "figure", "caption", "header", "footer", "footnote",
+               "page_number"}
+
+
+def vlm_settings(server: VlmServer, **more: str) -> dict[str, str]:
+    return {"FOLIO_ENGINE": "vlm", "FOLIO_VLM_URL": server.url, "FOLIO_VLM_MODEL": server.model,
+            "FOLIO_DEVICE": "cpu", "FOLIO_RETRY_DELAY_SECONDS": "0", **more}
+
+
+def folio(database_url: str, home: Path, *args: str, **settings: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "flows.cli", *args], env=folio_env(database_url, home, **settings),
+                          capture_output=True, text=True, timeout=600)
+
+
+def rows(database_url: str, query: str) -> list[tuple]:
+    with psycopg.connect(libpq_url(database_url)) as connection:
+        return connection.execute(query).fetchall()
+
+
+def exported(database_url: str, home: Path, out: Path, **settings: str) -> dict[str, dict]:
+    """`folio export` into `out`, by the file each document was first seen as."""
+    done = folio(database_url, home, "export", "--out", str(out), **settings)
+    assert done.returncode == 0, done.stdout + done.stderr
+    exports = [json.loads(path.read_text()) for path in out.glob("*.json")]
+    for export in exports:
+        assert_export_contract(export)
+    return {Path(export["document"]["source"]).name: export for export in exports}
+
+
+def assert_export_contract(export: dict) -> None:
+    """shared/contract/export-format.md, and the validation gate finds nothing to flag in what was exported."""
+    document = export["document"]
+    assert len(document["sha256"]) == 64 and document["status"] in ("done", "failed", "quarantined")
+    assert (document["error"] is None) == (document["status"] == "done")
+    for page in export["pages"]:
+        assert [block["order"] for block in page["blocks"]] == list(range(len(page["blocks"])))
+        for block in page["blocks"]:
+            assert block["type"] in BLOCK_TYPES
+            x0, y0, x1, y1 = block["bbox"]
+            assert 0 <= x0 <= x1 <= page["width"] and 0 <= y0 <= y1 <= page["height"]
+            assert 0 <= block.get("confidence", 0) <= 1
+            if block["type"] == "table":
+                assert block["table"]["html"].startswith("<table>") and block["table"]["cells"]
+            if block["type"] == "formula":
+                assert block["latex"]
+
+
+def gate_issues(export: dict, pdf: Path) -> dict[str, list[str]]:
+    """The validation gate run again over the exported pages (with their PDF's text layer): failed checks by page."""
+    inputs = {f"{number}": page for number, page in enumerate(page_inputs(pdf), 1)}
+    results = []
+    for page in export["pages"]:
+        if page["status"] != "done":
+            continue
+        key = str(page["page_no"])
+        inputs[key].key = key
+        blocks = [Block(type=b["type"], bbox=tuple(b["bbox"]), text=b["text"], order=b["order"],
+                        confidence=b.get("confidence"),
+                        table=Table(rows=b["table"]["rows"], cols=b["table"]["cols"], html=b["table"]["html"],
+                                    cells=[TableCell(**cell) for cell in b["table"]["cells"]]) if "table" in b
+                        else None,
+                        formula=Formula(latex=b["latex"]) if b["type"] == "formula" else None)
+                  for b in page["blocks"]]
+        results.append(PageResult(key=key, width=page["width"], height=page["height"],
+                                  text_layer=page["text_layer"], blocks=blocks, engine_version="", stage_seconds={}))
+    verdicts = validate_results(results, inputs)
+    return {key: [issue.check for issue in verdict.issues] for key, verdict in verdicts.items()}
+
+
+@pytest.fixture
+def archive(tmp_path: Path) -> dict[str, Path]:
+    folder = tmp_path / "archive"
+    folder.mkdir()
+    return {"ledger": ledger_pdf(folder / "ledger.pdf"), "letter": turned_scan_pdf(folder / "letter-scan.pdf"),
+            "malformed": text_pdf(folder / "malformed.pdf", 500, LINES),
+            "busy": text_pdf(folder / "busy.pdf", 520, LINES), "slow": text_pdf(folder / "slow.pdf", 540, LINES)}
+
+
+def test_folio_run_with_a_vlm_server(database: Engine, empty_database: str, archive: dict[str, Path],
+                                     tmp_path: Path):
+    sizes = {name: image_size(str(pdf)) for name, pdf in archive.items()}
+    upright_letter = image_size(str(archive["letter"]), turn=270)
+    assert len({*sizes.values(), upright_letter}) == 6  # the server tells the pages apart by their image's size
+    with vlm_server(api_key=KEY, gather=3) as server:
+        server.script(sizes["ledger"], Reply(LEDGER_MARKDOWN))
+        server.script(sizes["letter"], Reply(ASKS_TO_TURN))
+        server.script(upright_letter, Reply(LETTER_MARKDOWN))
+        server.script(sizes["malformed"], Reply("---\nprimary_language: en\nThe board met on Tuesday"))
+        server.script(sizes["busy"], Reply(status=429, text="rate limited", echo_authorization=True),
+                      Reply(text_markdown(LINES)))
+        server.script(sizes["slow"], Reply(delay=6, text=text_markdown(LINES)), Reply(text_markdown(LINES)))
+        settings = vlm_settings(server, FOLIO_VLM_API_KEY=KEY, FOLIO_VLM_CONCURRENCY="3",
+                                FOLIO_VLM_TIMEOUT_SECONDS="3", FOLIO_BATCH_SIZE="8")
+        run = FolioRun(archive["ledger"].parent, empty_database, tmp_path / "home", **settings)
+        code = run.finish()
+        output = "".join(run.lines)
+        assert code == 0, output[-4000:]
+        info = folio(empty_database, tmp_path / "home", "engine", "info", **settings)
+    exports = exported(empty_database, tmp_path / "home", tmp_path / "export", **settings)
+
+    # concurrency honoured: the server held requests until three were in flight, and never saw more
+    assert server.most_in_flight == 3
+    # the 429 and the timeout were retried by the task's retry policy until the pages were read
+    assert len(server.requests_for(sizes["busy"])) >= 2 and len(server.requests_for(sizes["slow"])) >= 2
+    assert exports["busy.pdf"]["document"]["status"] == exports["slow.pdf"]["document"]["status"] == "done"
+    # an answer that cannot be read fails its page with the reason
+    malformed = exports["malformed.pdf"]
+    assert malformed["document"]["status"] == "failed"
+    assert malformed["pages"][0]["error"] == \
+        "vlm: unreadable markdown answer: front matter opened with --- but never closed"
+    # the ledger: headings, paragraphs, list items, a table with spans and <th>, a formula, in reading order
+    ledger = exports["ledger.pdf"]["pages"][0]
+    assert [(b["type"], b["text"][:24]) for b in ledger["blocks"]] == [
+        ("title", "Harbour Office Accounts"), ("title", "Receipts for 1901"),
+        ("text", "The harbour office kept "), ("list_item", "Dues from shipping and p"),
+        ("list_item", "Rents of the quays and w"), ("table", "Series Volumes Boxes Pag"), ("formula", "a2 + b2 = c2"),
+        ("text", "The accounts were audite")]
+    table = ledger["blocks"][5]["table"]
+    assert table["html"].startswith('<table><tr><th rowspan="2">Series</th><th colspan="2">Volumes</th></tr>')
+    assert (table["rows"], table["cols"]) == (4, 3)
+    assert ledger["blocks"][6]["latex"] == "a^{2} + b^{2} = c^{2}"
+    assert all(b["bbox"] != [0, 0, ledger["width"], ledger["height"]] for b in ledger["blocks"])
+    # the scan lying on its side: asked again turned, its blocks placed on the displayed page
+    letter = exports["letter-scan.pdf"]["pages"][0]
+    assert server.requests_for(upright_letter)
+    assert [b["type"] for b in letter["blocks"]] == ["title", "text", "text"]
+    assert letter["blocks"][0]["bbox"][0] > letter["width"] - 110  # the letter's top is the page's right edge
+    # what was stored passes the validation gate, and nothing was flagged or quarantined on the way in
+    for name in ("ledger", "letter", "busy", "slow"):
+        assert gate_issues(exports[f"{archive[name].name}"], archive[name]) == {}
+    assert rows(empty_database, "SELECT count(*) FROM page_issues") == [(0,)]
+    versions = rows(empty_database, "SELECT DISTINCT engine_version FROM pages WHERE status = 'done'")
+    assert versions == [(f"vlm:{server.model}:markdown:{ENGINE_VERSION}",)]
+    # the API key is nowhere: not in the run's output, the engine info, the database or the exports
+    key_row = next(line for line in info.stdout.splitlines() if "API key" in line)
+    assert "set" in key_row and "not set" not in key_row and "yes, serving" in info.stdout
+    stored = rows(empty_database, "SELECT string_agg(coalesce(error, ''), ' ') FROM pages")[0][0] + \
+        rows(empty_database, "SELECT string_agg(coalesce(error, ''), ' ') FROM documents")[0][0]
+    files = "".join(path.read_text() for path in (tmp_path / "export").glob("*.json"))
+    for text in (output, info.stdout + info.stderr, stored, files):
+        assert KEY not in text
+
+
+def test_layout_json_reuse_and_reprocess(database: Engine, empty_database: str, tmp_path: Path):
+    folder = tmp_path / "archive"
+    folder.mkdir()
+    ledger = ledger_pdf(folder / "ledger.pdf")
+    size = image_size(str(ledger))
+    home = tmp_path / "home"
+    first = FolioRun(folder, empty_database, home)  # today's pipeline
+    assert first.finish() == 0, "".join(first.lines)[-3000:]
+    assert rows(empty_database, "SELECT engine_version FROM pages") == [(ENGINE_VERSION,)]
+    with vlm_server() as server:
+        server.script(size, Reply(ledger_layout_json(size)))
+        settings = vlm_settings(server, FOLIO_VLM_FORMAT="layout-json")
+        # documents parsed by the pipeline are parsed again with the VLM
+        again = FolioProcess(["reprocess", "--engine-version"], empty_database, home, **settings)
+        assert again.finish() == 0, "".join(again.lines)[-3000:]
+        assert len(server.requests) == 1
+        version = f"vlm:{server.model}:layout-json:{ENGINE_VERSION}"
+        assert rows(empty_database, "SELECT engine_version FROM pages") == [(version,)]
+        # a re-saved copy of the page is reused by the same model and format, without a request
+        copy = tmp_path / "copy"
+        copy.mkdir()
+        shutil.copy(ledger, copy / "ledger-copy.pdf")
+        with open(copy / "ledger-copy.pdf", "ab") as handle:
+            handle.write(b"% appended by a scanner station\n")
+        reused = FolioRun(copy, empty_database, home, **settings)
+        assert reused.finish() == 0 and len(server.requests) == 1
+        # ...but not by another answer format, whose pages are another engine's
+        (other := tmp_path / "other").mkdir()
+        shutil.copy(copy / "ledger-copy.pdf", other / "ledger-other.pdf")
+        with open(other / "ledger-other.pdf", "ab") as handle:
+            handle.write(b"% and once more\n")
+        server.script(size, Reply(LEDGER_MARKDOWN))
+        markdown = FolioRun(other, empty_database, home, **vlm_settings(server))
+        assert markdown.finish() == 0 and len(server.requests) == 2
+    exports = exported(empty_database, home, tmp_path / "export")
+    blocks = exports["ledger.pdf"]["pages"][0]["blocks"]
+    assert [b["type"] for b in blocks] == ["title", "title", "text", "list_item", "list_item", "table", "formula",
+                                           "text"]
+    assert blocks[0]["bbox"] == pytest.approx([58, 54, 270, 75], abs=1.0)  # the model's own box
+    assert blocks[5]["table"]["cells"][1]["col_span"] == 2
+    assert gate_issues(exports["ledger.pdf"], ledger) == {}
+    reused_blocks = exports["ledger-copy.pdf"]["pages"][0]["blocks"]
+    assert [(b["type"], b["text"]) for b in reused_blocks] == [(b["type"], b["text"]) for b in blocks]
+
+
+def test_engine_info_without_a_server(empty_database: str, tmp_path: Path):
+    with vlm_server() as server:
+        settings = vlm_settings(server, FOLIO_VLM_API_KEY=KEY)
+    info = folio(empty_database, tmp_path / "home", "engine", "info", **settings)  # the server has stopped
+    assert info.returncode == 0, info.stdout + info.stderr
+    assert "no:" in info.stdout and "API key" in info.stdout and KEY not in info.stdout + info.stderr
+    unnamed = folio(empty_database, tmp_path / "home", "engine", "info", FOLIO_ENGINE="vlm")
+    assert unnamed.returncode == 2 and "FOLIO_VLM_URL" in unnamed.stdout
