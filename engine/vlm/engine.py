@@ -65,7 +65,6 @@ class _Asked:
 
     reading: Reading
     turn: int
-    image_size: tuple[int, int]  # of the image sent, turned
 
 
 class VlmEngine:
@@ -140,30 +139,31 @@ class VlmEngine:
     def _ask(self, page: PageInput, image: np.ndarray) -> _Asked | str:
         """The model's answer for the page, read (a reason when it cannot be). Sent turned the way its text layer
         reads; when the model says the image must be turned, it is turned and sent once more."""
-        turn = page.turn
-        anchor = anchor_text(turn_input(page, turn).text_lines, *_turned(page, turn)) \
-            if self.config.anchor_text and self.format.anchors and trusted_layer(page.text_lines) else None
-        for attempt in range(2):
-            sent = turn_image(image, turn)
-            size = (sent.shape[1], sent.shape[0])
-            try:
-                answer = self.client.complete(self.format.content(_data_url(sent), anchor))
-            except ServerRefused as error:
-                return f"vlm: {error}"
-            if answer.finish_reason == "length":
-                return "vlm: the answer was cut off at the server's token limit"
-            try:
-                reading = self.format.read(answer.text, size)
-            except UnreadableAnswer as error:
-                return f"vlm: unreadable {self.config.format} answer: {error}"
-            if reading.turn and attempt == 0:
-                log.info("page %s: the model says the image must be turned %d degrees clockwise; asking again",
-                         page.key, reading.turn)
-                turn = (turn + reading.turn) % 360
-                anchor = None  # the anchor's coordinates were the unturned page's
-                continue
-            return _Asked(reading, turn, size)
-        raise AssertionError("unreachable")
+        anchor = None
+        if self.config.anchor_text and self.format.anchors and trusted_layer(page.text_lines):
+            upright = turn_input(page, page.turn)
+            anchor = anchor_text(upright.text_lines, upright.width, upright.height)
+        first = self._ask_once(page, image, page.turn, anchor)
+        if isinstance(first, str) or not first.turn:
+            return first if isinstance(first, str) else _Asked(first, page.turn)
+        turn = (page.turn + first.turn) % 360
+        log.info("page %s: the model says the image must be turned %d degrees clockwise; asking again", page.key,
+                 first.turn)
+        second = self._ask_once(page, image, turn, None)  # the anchor's coordinates were the unturned page's
+        return second if isinstance(second, str) else _Asked(second, turn)
+
+    def _ask_once(self, page: PageInput, image: np.ndarray, turn: int, anchor: str | None) -> Reading | str:
+        sent = turn_image(image, turn)
+        try:
+            answer = self.client.complete(self.format.content(_data_url(sent), anchor))
+        except ServerRefused as error:
+            return f"vlm: {error}"
+        if answer.finish_reason == "length":
+            return "vlm: the answer was cut off at the server's token limit"
+        try:
+            return self.format.read(answer.text, (sent.shape[1], sent.shape[0]))
+        except UnreadableAnswer as error:
+            return f"vlm: unreadable {self.config.format} answer: {error}"
 
     def _result(self, page: PageInput, image: np.ndarray, scale: float, asked: _Asked | str) -> PageResult:
         text_layer = trusted_layer(page.text_lines)
@@ -194,10 +194,6 @@ class VlmEngine:
             drafts = [_in_points(draft, scale) for draft in asked.reading.drafts]
             blocks = place_by_lines(drafts, lines, upright.width, upright.height)
             result.blocks = _displayed(blocks, asked.turn, upright.width, upright.height)
-
-
-def _turned(page: PageInput, turn: int) -> tuple[float, float]:
-    return (page.height, page.width) if turn in (90, 270) else (page.width, page.height)
 
 
 def _data_url(image: np.ndarray) -> str:

@@ -28,6 +28,8 @@ from tasks.validate import (
     MIN_SIDE,
     ORDER,
     PAGE,
+    PAGE_BOX,
+    PLACED_CHECK,
     QUARANTINED,
     RENUMBERED,
     SIDE_CHECK,
@@ -241,3 +243,15 @@ def test_great_expectations_reports_block_checks_per_block_and_page_checks_per_p
     assert verdicts["1:2"].quarantined
     assert [(i.check, i.blocks, i.scope) for i in verdicts["1:2"].issues] == [
         ("stored text covers the text layer", (-1,), PAGE)]
+
+
+def test_a_block_the_engine_could_not_place_is_kept_with_the_page_as_its_box_and_flagged():
+    layer = [Line(text="A paragraph of the register.", bbox=(72, 100, 540, 112), size=10)]
+    unplaced = Block(type="text", bbox=(0.0, 0.0, WIDTH, HEIGHT), text="Words painted on a photograph.",
+                     placed=False)
+    result = page(paragraph(), unplaced, key="1:1")
+    inputs = {"1:1": PageInput(key="1:1", pdf_path="x.pdf", page_index=0, width=WIDTH, height=HEIGHT,
+                               text_lines=layer)}
+    verdict = validate_results([result], inputs)["1:1"]
+    assert not verdict.quarantined and verdict.result.blocks[1].text == "Words painted on a photograph."
+    assert [(i.check, i.blocks, i.position, i.action) for i in verdict.issues] == [(PLACED_CHECK, (1,), 1, PAGE_BOX)]
