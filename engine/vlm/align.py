@@ -1,8 +1,8 @@
 """Where on the page the model's blocks are: boxes for blocks the model wrote without coordinates.
 
 On a page with a text layer each block's words are found among the layer's words (in order, the
-page read from where the previous block ended first); a formula or a block whose words are not
-there takes the free words between its neighbours, a figure a picture drawn there. On a scan the
+page read from where the previous block ended first); a formula takes the free words between its
+neighbours (or, failing that, its glyphs wherever they are), a figure a picture drawn there. On a scan the
 blocks are laid over the text detector's lines in reading order: each block takes the run of lines
 whose length best fits its text's (a dynamic programme over blocks and lines, lines the model left
 out, such as running heads, skipped). A block found nowhere gets the whole page as its box and
@@ -23,8 +23,11 @@ from engine.vlm.answer import Draft
 MIN_MATCH = 0.5  # share of a block's words that must be found in the text layer for it to be placed there
 MAX_PICTURE_SHARE = 0.9  # an image covering more of the page is the page itself (a scan), not a figure
 BREAK_CHARS = 20.0  # what a wide gap or a change of size inside one block's run of lines costs, in characters
+FULL_LINE = 0.9  # a line this share of its column's width long goes on in the next line, unless a gap follows
 SIZE_CHANGE = 1.3  # consecutive lines whose heights differ more than this are set in different sizes
 MAX_RUN = 80  # detected lines one block may take
+MAX_WORK = 8_000_000  # steps of the fit (blocks x lines x MAX_RUN); a page beyond it is not placed (seconds of CPU)
+MISFIT, MISFIT_CHARS = 0.4, 10  # a run estimated further off its text's length than this share (+ chars) is none
 SMALL_SKIP = 0.25  # least share of its characters that leaving out a line costs (one much smaller than the body)
 _LATEX_COMMAND = re.compile(r"\\[a-zA-Z]+|[{}^_&]|\\.")
 
@@ -67,28 +70,33 @@ def layer_words(lines: list[Line]) -> list[Word]:
 
 def place_by_words(drafts: list[Draft], words: list[Word], pictures: list[BBox], width: float,
                    height: float) -> list[Block]:
-    """Blocks for the drafts (their boxes in points), placed on the page's text-layer words."""
+    """Blocks for the drafts (their boxes in points), placed on the page's text-layer words: text first, then
+    formulas on the free words between their neighbours, then formulas on their glyphs anywhere."""
     claimed = [any(draft.box is not None and center_inside(word.bbox, draft.box) for draft in drafts)
                for word in words]
     found: dict[int, list[int]] = {}
+    boxes: dict[int, BBox] = {index: draft.box for index, draft in enumerate(drafts) if draft.box is not None}
+
+    def take(index: int, match: list[int]) -> None:
+        found[index] = match
+        boxes[index] = union([words[position].bbox for position in match])
+        for position in match:
+            claimed[position] = True
+
     cursor = 0
     for index, draft in enumerate(drafts):
-        wanted = _wanted(draft)
-        if draft.box is not None or not wanted:
-            continue
-        match = _match(wanted, words, claimed, cursor)
-        if match:
-            found[index] = match
-            cursor = max(match) + 1
-            for position in match:
-                claimed[position] = True
-    boxes: dict[int, BBox] = {index: draft.box for index, draft in enumerate(drafts) if draft.box is not None}
-    boxes.update((index, union([words[position].bbox for position in match])) for index, match in found.items())
+        if index not in boxes and draft.latex is None and (wanted := _wanted(draft)):
+            if match := _match(wanted, words, claimed, cursor):
+                take(index, match)
+                cursor = max(match) + 1
     _place_pictures(drafts, boxes, pictures, width * height)
     for run in _unplaced_runs(drafts, boxes):
         for index, match in _between(run, drafts, boxes, words, claimed).items():
-            found[index] = match
-            boxes[index] = union([words[position].bbox for position in match])
+            take(index, match)
+    for index, draft in enumerate(drafts):  # a formula with no room between its neighbours: its glyphs anywhere
+        if index not in boxes and draft.latex is not None and (wanted := _wanted(draft)):
+            if match := _match(wanted, words, claimed, 0):
+                take(index, match)
     texts = {index: " ".join(words[position].text for position in sorted(match)) for index, match in found.items()}
     return [_block(draft, boxes.get(index), width, height, texts.get(index)) for index, draft in enumerate(drafts)]
 
@@ -135,12 +143,13 @@ def _place_pictures(drafts: list[Draft], boxes: dict[int, BBox], pictures: list[
 
 
 def _unplaced_runs(drafts: list[Draft], boxes: dict[int, BBox]) -> list[list[int]]:
-    """Consecutive drafts without a box (figures left out: they hold no printed words)."""
+    """Consecutive formulas without a box (text whose words are not on the page, and figures, hold none of the
+    words left over)."""
     runs: list[list[int]] = []
     for index, draft in enumerate(drafts):
         if index in boxes:
             runs.append([])
-        elif draft.type != "figure" and (draft.text.strip() or draft.latex):
+        elif draft.latex:
             if not runs:
                 runs.append([])
             runs[-1].append(index)
@@ -173,12 +182,8 @@ def _between(run: list[int], drafts: list[Draft], boxes: dict[int, BBox], words:
         share = round(len(rows) * sum(lengths[:count]) / sum(lengths))
         bounds.append(min(max(share, bounds[-1] + 1), len(rows) - (len(run) - count)))
     bounds.append(len(rows))
-    shares = {index: [position for row in rows[bounds[n]:bounds[n + 1]] for position in row]
-              for n, index in enumerate(run)}
-    for match in shares.values():
-        for position in match:
-            claimed[position] = True
-    return shares
+    return {index: [position for row in rows[bounds[n]:bounds[n + 1]] for position in row]
+            for n, index in enumerate(run)}
 
 
 def _rows(positions: list[int], words: list[Word]) -> list[list[int]]:
@@ -220,32 +225,40 @@ def _fit_lines(lengths: list[int], lines: list[BBox]) -> list[list[BBox]]:
     A line holds about width / height characters times a page-wide factor (glyphs are as wide as they are
     tall, whatever the font size). The runs minimise the characters left unexplained: a run's estimate off its
     text's length, the lines skipped (a line smaller than the body, such as a running head the model left out,
-    costs less), blocks without lines, and wide gaps or changes of size inside a run. Fitted twice, the second
-    time with the factor the first fit measured.
+    costs less), blocks without lines, wide gaps or changes of size inside a run, and a run that starts or ends
+    inside a paragraph (after a full line, with no gap). Fitted twice, the second
+    time with the factor the first fit measured. A run whose length is far off its text's is no run: where the
+    model's reading order and the lines' differ, the block is not placed rather than placed wrong.
     """
-    if not lengths or not lines:
+    if not lengths or not lines or len(lengths) * len(lines) * MAX_RUN > MAX_WORK:
         return [[] for _ in lengths]
     heights = [max(1e-3, line[3] - line[1]) for line in lines]
     body = sorted(heights)[len(heights) // 2]
     units = [(line[2] - line[0]) / height for line, height in zip(lines, heights)]
     skip_weights = [min(1.0, max(SMALL_SKIP, (height / body) ** 2)) for height in heights]
     breaks = [0]  # before each line: how many wide gaps or changes of size there are between lines up to it
+    joined = [False]  # whether a line goes on with the paragraph of the full line above it
     for (upper, lower), (high, next_high) in zip(zip(lines, lines[1:]), zip(heights, heights[1:])):
         wide = lower[1] - upper[3] > 1.2 * body
         resized = max(high, next_high) > SIZE_CHANGE * min(high, next_high)
         breaks.append(breaks[-1] + int(wide) + int(resized))
+        column = max(line[2] - line[0] for line in lines if abs(line[0] - upper[0]) <= 2 * body)
+        joined.append(not wide and not resized and upper[1] < lower[1] and abs(lower[0] - upper[0]) <= 2 * body
+                      and upper[2] - upper[0] >= FULL_LINE * column)
     units_per_char = sum(units) / max(1, sum(lengths))
     runs: list[tuple[int, int]] = []
     for _ in range(2):
-        runs = _best_runs(lengths, [unit / units_per_char for unit in units], skip_weights, breaks)
+        runs = _best_runs(lengths, [unit / units_per_char for unit in units], skip_weights, breaks, joined)
         taken = [(lengths[i], sum(units[start:end])) for i, (start, end) in enumerate(runs) if end > start]
         if taken:
             units_per_char = sum(u for _, u in taken) / max(1, sum(c for c, _ in taken))
-    return [lines[start:end] for start, end in runs]
+    fits = [abs(sum(units[start:end]) / units_per_char - length) <= MISFIT * length + MISFIT_CHARS
+            for (start, end), length in zip(runs, lengths)]
+    return [lines[start:end] if fit else [] for (start, end), fit in zip(runs, fits)]
 
 
-def _best_runs(lengths: list[int], chars: list[float], skip_weights: list[float],
-               breaks: list[int]) -> list[tuple[int, int]]:
+def _best_runs(lengths: list[int], chars: list[float], skip_weights: list[float], breaks: list[int],
+               joined: list[bool]) -> list[tuple[int, int]]:
     """(first line, line after the last) of each block's run: a dynamic programme over blocks and lines."""
     n, m = len(lengths), len(chars)
     prefix = [0.0]
@@ -267,7 +280,8 @@ def _best_runs(lengths: list[int], chars: list[float], skip_weights: list[float]
             if here + lengths[i] < cost[i + 1][j]:  # block i takes no line
                 cost[i + 1][j], back[i + 1][j] = here + lengths[i], (i, j)
             for k in range(j + 1, min(m, j + MAX_RUN) + 1):  # block i takes lines j..k-1
-                total = here + abs(prefix[k] - prefix[j] - lengths[i]) + BREAK_CHARS * (breaks[k - 1] - breaks[j])
+                splits = breaks[k - 1] - breaks[j] + joined[j] + (k < m and joined[k])  # and paragraphs cut
+                total = here + abs(prefix[k] - prefix[j] - lengths[i]) + BREAK_CHARS * splits
                 if total < cost[i + 1][k]:
                     cost[i + 1][k], back[i + 1][k] = total, (i, j)
     runs: list[tuple[int, int]] = [(0, 0)] * n
