@@ -84,7 +84,8 @@ def vlm_config() -> VlmConfig:
     return VlmConfig(url=settings.vlm_url, model=settings.vlm_model, format=settings.vlm_format, api_key=key,
                      concurrency=settings.vlm_concurrency, timeout=settings.vlm_timeout_seconds,
                      image_side=settings.vlm_image_side, anchor_text=settings.vlm_anchor_text,
-                     device=settings.device, engine_cache=settings.engine_cache)
+                     device=settings.device, engine_cache=settings.engine_cache,
+                     threads=threads_per_worker(settings.workers))
 
 
 def engine_version() -> str:

@@ -22,7 +22,7 @@ import pymupdf
 from engine import ENGINE_VERSION
 from engine.ink import ink_share
 from engine.ocr.detector import TextDetector
-from engine.ocr.models import DET_PROFILE, find_ocr_models
+from engine.ocr.models import DET_MAX_BATCH, DET_PROFILE, find_ocr_models
 from engine.orientation import turn_box, turn_image, turn_input
 from engine.render import render_page
 from engine.runtime import load_onnx_model
@@ -49,6 +49,7 @@ class VlmConfig:
     device: str = "auto"  # where the text detector runs (it places blocks on scans)
     ocr_model_dir: Path | None = None
     engine_cache: Path | None = None
+    threads: int = 0  # the text detector's intra-op threads on CPU; 0: every core (see threads_per_worker)
 
     def __repr__(self) -> str:  # the API key stays out of logs and tracebacks
         return f"VlmConfig(url={self.url!r}, model={self.model!r}, format={self.format!r})"
@@ -234,12 +235,13 @@ def build_vlm_engine(config: VlmConfig, check_model: bool = True) -> VlmEngine:
         _check_served(client)
     try:
         det = load_onnx_model(find_ocr_models(config.ocr_model_dir).det, config.device, DET_PROFILE,
-                              config.engine_cache)
+                              config.engine_cache, config.threads, arena=False)
     except FileNotFoundError as error:
-        det, missing = None, {"text detection": f"{error}: blocks on scans get the page's box"}
-    else:
-        missing = {}
-    return VlmEngine(config, client, TextDetector(det) if det else None, {"text detection": det}, missing)
+        return VlmEngine(config, client, None, {"text detection": None},
+                         {"text detection": f"{error}: blocks on scans get the page's box"})
+    on_cpu = det.providers[0] == "CPUExecutionProvider"  # as the pipeline's: one page at a time on CPU
+    detector = TextDetector(det, max_batch=1 if on_cpu else DET_MAX_BATCH)
+    return VlmEngine(config, client, detector, {"text detection": det})
 
 
 def _check_served(client: VlmClient) -> None:
