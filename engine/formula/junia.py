@@ -80,7 +80,7 @@ class JuniaFormulaModel:
 
         Rows that finish leave the batch, so long formulas do not keep short ones computing.
         """
-        cross_k, cross_v, probabilities, past = self.encoder.run({"images": images})
+        cross_k, cross_v, probabilities, past = self.encoder.run({"images": images}, release=True)
         count = len(images)
         active = np.arange(count)
         outputs: list[list[int]] = [[] for _ in range(count)]
@@ -98,10 +98,12 @@ class JuniaFormulaModel:
                 keep.append(index)
             if not keep or position == self.max_tokens:
                 break
-            if len(keep) < len(active):
+            finished = len(keep) < len(active)
+            if finished:
                 active, token = active[keep], token[keep]
                 past, cross_k, cross_v = past[:, :, keep], cross_k[:, keep], cross_v[:, keep]
             probabilities, past = self.step.run({"token": token, "position": np.array([position]), "past": past,
-                                                 "cross_k": cross_k, "cross_v": cross_v})
+                                                 "cross_k": cross_k, "cross_v": cross_v},
+                                                release=finished)  # the arena's buffers of the longer batch go
         confidences = [float(np.exp(np.mean(np.log(np.maximum(s, 1e-9))))) if s else 0.0 for s in scores]
         return [guard.trimmed(out) for guard, out in zip(guards, outputs)], confidences

@@ -51,7 +51,8 @@ class TextRecognizer:
             batch = np.zeros((len(chunk), 3, REC_HEIGHT, batch_width), dtype=np.float32)
             for row, i in enumerate(chunk):
                 batch[row, :, :, : widths[i]] = line_input(crops[i], widths[i])
-            for i, probs in zip(chunk, self.model(batch)):
+            last = start + self.max_batch >= len(order)
+            for i, probs in zip(chunk, self.model(batch, release=last)):
                 results[i] = self._decode(probs)
         return results
 

@@ -112,11 +112,11 @@ class TensorRTModel:
         self.runtime, self.providers = f"TensorRT {trt.__version__}", [f"CUDA ({name}, sm {capability})"]
         self.why = f"GPU and TensorRT available; plan {self.plan_path}"
 
-    def __call__(self, batch: np.ndarray) -> np.ndarray:
+    def __call__(self, batch: np.ndarray, release: bool = False) -> np.ndarray:
         return self.all_outputs(batch)[0]
 
-    def all_outputs(self, batch: np.ndarray) -> list[np.ndarray]:
-        """Every output of the engine, in the graph's order."""
+    def all_outputs(self, batch: np.ndarray, release: bool = False) -> list[np.ndarray]:
+        """Every output of the engine, in the graph's order (`release` is for ONNX Runtime's CPU arena: no-op)."""
         torch = self.torch
         if not self.profile.accepts(batch.shape):
             raise ValueError(f"input shape {batch.shape} is outside the engine's profile {self.profile}")
