@@ -1,6 +1,10 @@
 """Groups a page's lines into blocks: paragraphs, list items, headings, one block per visual unit."""
 
+import heapq
+import math
 import re
+from collections import defaultdict
+from dataclasses import dataclass
 
 from engine.geometry import beside, mean_confidence, union
 from engine.mathiness import looks_like_math
@@ -66,47 +70,143 @@ def margin_blocks(side_lines: list[Line], blocks: list[Block], page_height: floa
 
 
 def group_lines(lines: list[Line]) -> list[list[Line]]:
-    """Each line joins the block right above it when it continues that block, else starts one."""
-    groups: list[list[Line]] = []
+    """Each line joins the block right above it when it continues that block, else starts one.
+
+    Lines are taken top to bottom; a block is a candidate for the next line only while its last line is
+    close enough above (`_Blocks` drops the others) and only where it overlaps the line horizontally (found
+    through a grid of columns), so a page costs about n log n in its lines, not n x blocks.
+    """
+    blocks = _Blocks(lines)
     for line in sorted(lines, key=lambda l: (l.bbox[1], l.bbox[0])):
-        target = _block_above(groups, line)
+        blocks.expire(line.bbox[1])
+        target = blocks.above(line)
         if target is not None and not _starts_paragraph(target, line):
-            target.append(line)
+            blocks.extend(target, line)
         else:
-            groups.append([line])
-    return groups
+            blocks.start(line)
+    return [block.lines for block in blocks.all]
 
 
-def _block_above(groups: list[list[Line]], line: Line) -> list[Line] | None:
-    best, best_gap = None, None
-    for group in groups:
-        last = group[-1]
-        size = max(line.size, last.size)
-        gap = line.bbox[1] - last.bbox[3]
-        if gap > MAX_GAP * size or line.bbox[1] < last.bbox[1] + 0.5 * last.height:
-            continue
-        if abs(line.size - last.size) > 0.15 * size or line.bold != last.bold:
-            continue
-        left, right = min(l.bbox[0] for l in group), max(l.bbox[2] for l in group)
-        overlap = min(right, line.bbox[2]) - max(left, line.bbox[0])
-        if overlap < MIN_OVERLAP * min(right - left, line.width):
-            continue
-        if best_gap is None or gap < best_gap:
-            best, best_gap = group, gap
-    return best
+@dataclass(eq=False)
+class _Block:
+    """A block being grouped: its lines, their left and right edges, and its place among the blocks."""
+
+    lines: list[Line]
+    left: float
+    right: float
+    index: int
+    until: float = math.inf  # below this y, no line can continue the block (see _Blocks.expire)
+    columns: range = range(0)  # the grid columns it is listed in
 
 
-def _starts_paragraph(group: list[Line], line: Line) -> bool:
+class _Blocks:
+    """The blocks of a page so far, with those a line may continue indexed by grid column.
+
+    A line continues a block only if its font size is within 15% of the block's last line and the gap
+    above it is at most MAX_GAP font sizes, so it is at most MAX_GAP / 0.85 (< 1) of the last line's size
+    below that line: lower down, the block is dropped from the index for good (lines come top to bottom).
+    A line continues only a block it overlaps horizontally, so only the columns it spans are looked at.
+    """
+
+    COLUMNS = 256  # at most this many grid columns across the lines' extent
+
+    def __init__(self, lines: list[Line]):
+        self.all: list[_Block] = []
+        xs = [x for line in lines for x in (line.bbox[0], line.bbox[2]) if math.isfinite(x)]
+        widths = sorted(line.width for line in lines if line.width > 0)
+        extent = max(xs) - min(xs) if xs else 0.0
+        self.origin = min(xs, default=0.0)
+        self.step = max(widths[len(widths) // 2] if widths else 1.0, extent / self.COLUMNS, 1e-3)
+        self.grid: dict[int, set[_Block]] = defaultdict(set)
+        self.unplaced: set[_Block] = set()  # blocks whose edges are not in order (or not finite): always looked at
+        self.expiry: list[tuple[float, int]] = []  # (until, block index), a heap
+
+    def _columns(self, left: float, right: float) -> range | None:
+        if not left <= right or not math.isfinite(left) or not math.isfinite(right):
+            return None
+        return range(math.floor((left - self.origin) / self.step), math.floor((right - self.origin) / self.step) + 1)
+
+    def start(self, line: Line) -> None:
+        block = _Block([line], line.bbox[0], line.bbox[2], len(self.all))
+        self.all.append(block)
+        self._place(block)
+
+    def extend(self, block: _Block, line: Line) -> None:
+        block.lines.append(line)
+        block.left, block.right = min(block.left, line.bbox[0]), max(block.right, line.bbox[2])
+        self._place(block)
+
+    def _place(self, block: _Block) -> None:
+        last = block.lines[-1]
+        block.until = last.bbox[3] + max(last.size, 0.0)
+        if not math.isfinite(block.until):
+            block.until = math.inf
+        heapq.heappush(self.expiry, (block.until, block.index))
+        columns = self._columns(block.left, block.right)
+        if columns is None:
+            self._unlist(block)
+            self.unplaced.add(block)
+            return
+        self.unplaced.discard(block)
+        for column in columns:  # a block only widens: it stays in the columns it was in
+            if column not in block.columns:
+                self.grid[column].add(block)
+        block.columns = columns
+
+    def _unlist(self, block: _Block) -> None:
+        for column in block.columns:
+            self.grid[column].discard(block)
+        block.columns = range(0)
+        self.unplaced.discard(block)
+
+    def expire(self, y: float) -> None:
+        """Drop the blocks no line at `y` or below can continue."""
+        while self.expiry and self.expiry[0][0] < y:
+            until, index = heapq.heappop(self.expiry)
+            block = self.all[index]
+            if block.until == until:
+                self._unlist(block)
+
+    def above(self, line: Line) -> _Block | None:
+        """The block right above the line that the line may continue (nearest; the first made on a tie)."""
+        columns = self._columns(line.bbox[0], line.bbox[2])
+        if columns is None:
+            candidates = {block for listed in self.grid.values() for block in listed}
+        else:
+            candidates = {block for column in columns for block in self.grid.get(column, ())}
+        best, best_key = None, None
+        for block in candidates | self.unplaced:
+            gap = _continues(block, line)
+            if gap is not None and (best_key is None or (gap, block.index) < best_key):
+                best, best_key = block, (gap, block.index)
+        return best
+
+
+def _continues(block: _Block, line: Line) -> float | None:
+    """The gap between the block's last line and the line, if the line may continue the block."""
+    last = block.lines[-1]
+    size = max(line.size, last.size)
+    gap = line.bbox[1] - last.bbox[3]
+    if gap > MAX_GAP * size or line.bbox[1] < last.bbox[1] + 0.5 * last.height:
+        return None
+    if abs(line.size - last.size) > 0.15 * size or line.bold != last.bold:
+        return None
+    overlap = min(block.right, line.bbox[2]) - max(block.left, line.bbox[0])
+    if overlap < MIN_OVERLAP * min(block.right - block.left, line.width):
+        return None
+    return gap
+
+
+def _starts_paragraph(block: _Block, line: Line) -> bool:
     """A list marker, an indent, a line above that stopped short (end of a paragraph, a heading),
     or an indented display formula above."""
     if LIST_MARKER.match(line.text):
         return True
-    previous = group[-1]
+    previous = block.lines[-1]
     if looks_like_math(previous.text, previous.math) and previous.bbox[0] - line.bbox[0] > INDENT * line.size:
         return True
     indented = line.bbox[0] - previous.bbox[0] > INDENT * line.size
-    if indented and (len(group) >= 2 or not LIST_MARKER.match(previous.text)):
+    if indented and (len(block.lines) >= 2 or not LIST_MARKER.match(previous.text)):
         return True
-    left = min(min(l.bbox[0] for l in group), line.bbox[0])
-    right = max(max(l.bbox[2] for l in group), line.bbox[2])
+    left, right = min(block.left, line.bbox[0]), max(block.right, line.bbox[2])
     return previous.bbox[2] < left + SHORT_LINE * (right - left)

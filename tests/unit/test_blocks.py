@@ -1,4 +1,15 @@
-from engine.stages.blocks import group_lines, join_lines
+import random
+
+from engine.mathiness import looks_like_math
+from engine.stages.blocks import (
+    INDENT,
+    LIST_MARKER,
+    MAX_GAP,
+    MIN_OVERLAP,
+    SHORT_LINE,
+    group_lines,
+    join_lines,
+)
 from engine.types import Line
 
 
@@ -50,3 +61,77 @@ def test_a_display_formula_line_ends_its_block_when_prose_starts_left_of_it():
     formula.math = 0.9
     prose = line("In most cases you can use the tab key to complete.", 69, 111, 297)
     assert [len(g) for g in group_lines([formula, prose])] == [1, 1]
+
+
+def reference_grouping(lines: list[Line]) -> list[list[Line]]:
+    """group_lines as first written (every block looked at for every line): the rules, without the index."""
+    groups: list[list[Line]] = []
+    for current in sorted(lines, key=lambda l: (l.bbox[1], l.bbox[0])):
+        best, best_gap = None, None
+        for group in groups:
+            last = group[-1]
+            size = max(current.size, last.size)
+            gap = current.bbox[1] - last.bbox[3]
+            if gap > MAX_GAP * size or current.bbox[1] < last.bbox[1] + 0.5 * last.height:
+                continue
+            if abs(current.size - last.size) > 0.15 * size or current.bold != last.bold:
+                continue
+            left, right = min(l.bbox[0] for l in group), max(l.bbox[2] for l in group)
+            if min(right, current.bbox[2]) - max(left, current.bbox[0]) < MIN_OVERLAP * min(right - left,
+                                                                                            current.width):
+                continue
+            if best_gap is None or gap < best_gap:
+                best, best_gap = group, gap
+        if best is not None and not starts_paragraph(best, current):
+            best.append(current)
+        else:
+            groups.append([current])
+    return groups
+
+
+def starts_paragraph(group: list[Line], current: Line) -> bool:
+    if LIST_MARKER.match(current.text):
+        return True
+    previous = group[-1]
+    if looks_like_math(previous.text, previous.math) and previous.bbox[0] - current.bbox[0] > INDENT * current.size:
+        return True
+    if current.bbox[0] - previous.bbox[0] > INDENT * current.size and (
+            len(group) >= 2 or not LIST_MARKER.match(previous.text)):
+        return True
+    left = min(min(l.bbox[0] for l in group), current.bbox[0])
+    right = max(max(l.bbox[2] for l in group), current.bbox[2])
+    return previous.bbox[2] < left + SHORT_LINE * (right - left)
+
+
+def random_page(rnd: random.Random, count: int) -> list[Line]:
+    """Lines in a few columns with indents, short lines, list markers, formulas, size and weight changes, lines
+    set on one row, zero-width and inverted boxes."""
+    lines = []
+    for _ in range(count):
+        x0 = rnd.choice([20, 28, 60, 70, 310, 318]) + rnd.choice([0, 0, 0, rnd.uniform(-5, 5)])
+        width = rnd.choice([250, 250, 250, 120, 40, 0, rnd.uniform(0, 300)])
+        y0 = rnd.randrange(0, 60) * rnd.choice([12, 12, 6, 13.2]) + rnd.choice([0, 0, rnd.uniform(-3, 3)])
+        size = rnd.choice([10, 10, 10, 12, 9, 8.6, 11.4, 0])
+        made = line(rnd.choice(["plain text", "1. item", "- dash", "(a) thing", "x = y + z", "∑ a_i = b"]), x0, y0,
+                    x0 + width, size=size, bold=rnd.random() < 0.1)
+        made.math = rnd.choice([0.0, 0.0, 0.9])
+        if rnd.random() < 0.02:
+            made.bbox = (made.bbox[2] + 5, made.bbox[1], made.bbox[0], made.bbox[3])
+        lines.append(made)
+    return lines
+
+
+def test_grouping_matches_the_rules_applied_to_every_block():
+    rnd = random.Random(7)
+    for _ in range(400):
+        lines = random_page(rnd, rnd.randrange(1, 150))
+        assert [[id(l) for l in g] for g in group_lines(lines)] == \
+            [[id(l) for l in g] for g in reference_grouping(lines)]
+
+
+def test_a_page_of_fifty_thousand_lines_is_grouped():
+    rnd = random.Random(3)
+    lines = [line("a", x, y, x + 2, size=3.0) for x, y in
+             ((rnd.uniform(0, 600), rnd.uniform(0, 780)) for _ in range(50_000))]
+    groups = group_lines(lines)
+    assert sorted(id(l) for g in groups for l in g) == sorted(id(l) for l in lines)
