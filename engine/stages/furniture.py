@@ -28,6 +28,8 @@ page they sit in; a page number becomes `page_number`. Types the classify stage 
 kept; this stage only adds furniture.
 """
 
+import heapq
+import math
 import re
 from collections import defaultdict
 from dataclasses import dataclass
@@ -116,8 +118,9 @@ def outer_candidates(page: PageState) -> list[Candidate]:
     eligible = [b for b in page.blocks if b.type in CANDIDATE_TYPES and b.text.strip() and b.lines
                 and (body <= 0 or b.size <= MAX_SIZE * body)]
 
-    top_band = [b for b in page.blocks if b.bbox[3] <= BAND * height and _band_member(b, eligible)]
-    bottom_band = [b for b in page.blocks if b.bbox[1] >= (1 - BAND) * height and _band_member(b, eligible)]
+    eligible_ids = {id(b) for b in eligible}
+    top_band = [b for b in page.blocks if b.bbox[3] <= BAND * height and _band_member(b, eligible_ids)]
+    bottom_band = [b for b in page.blocks if b.bbox[1] >= (1 - BAND) * height and _band_member(b, eligible_ids)]
     banded = {id(b) for b in top_band + bottom_band}
 
     def in_left(b: Block) -> bool:
@@ -148,13 +151,16 @@ def outer_candidates(page: PageState) -> list[Candidate]:
 
     # a little further in, beyond all the body still: confirmed only by a block like it in a band of another page
     # (a page of another size in the same document carries its page number at the same place, out of the band)
+    tops = heapq.nsmallest(2, body_blocks, key=lambda b: b.bbox[1])
+    bottoms = heapq.nlargest(2, body_blocks, key=lambda b: b.bbox[3])
     for block in eligible:
         if id(block) in outside or not _short(block):
             continue
-        rest = [b for b in body_blocks if b is not block]
-        if block.bbox[3] <= WIDE_BAND * height and all(b.bbox[1] >= block.bbox[3] - TOLERANCE for b in rest):
+        top = next((b.bbox[1] for b in tops if b is not block), math.inf)  # the highest top of the rest of the body
+        bottom = next((b.bbox[3] for b in bottoms if b is not block), -math.inf)
+        if block.bbox[3] <= WIDE_BAND * height and top >= block.bbox[3] - TOLERANCE:
             found.append(_candidate(block, "top", height, False))
-        elif block.bbox[1] >= (1 - WIDE_BAND) * height and all(b.bbox[3] <= block.bbox[1] + TOLERANCE for b in rest):
+        elif block.bbox[1] >= (1 - WIDE_BAND) * height and bottom <= block.bbox[1] + TOLERANCE:
             found.append(_candidate(block, "bottom", height, False))
     return found
 
@@ -163,9 +169,9 @@ def _candidate(block: Block, zone: Zone, height: float, in_band: bool) -> Candid
     return Candidate(block, zone, (block.bbox[1] + block.bbox[3]) / 2, height, normalize(block.text), in_band)
 
 
-def _band_member(block: Block, eligible: list[Block]) -> bool:
+def _band_member(block: Block, eligible_ids: set[int]) -> bool:
     """Short text, or a small picture (a logo in a running head), may sit in a band without being body."""
-    return (any(block is b for b in eligible) and _short(block)) or block.type == "figure"
+    return (id(block) in eligible_ids and _short(block)) or block.type == "figure"
 
 
 def _short(block: Block) -> bool:
