@@ -12,7 +12,7 @@ import pymupdf
 
 from engine.orientation import direction_turn, dominant_turn, turn_box, turn_line, turned_size
 from engine.types import Line, PageInput, Span
-from tasks.pdf_layout import analyse_layout, as_box
+from tasks.pdf_layout import MAX_LINES, analyse_layout, as_box
 
 pymupdf.TOOLS.mupdf_display_errors(False)
 pymupdf.TOOLS.mupdf_display_warnings(False)
@@ -92,7 +92,7 @@ def page_input(page: pymupdf.Page, key: str, pdf_path: Path, graphics: PageGraph
     graphics = graphics or page_graphics(page)
     rect = page.rect
     layer = read_text_layer(page)
-    regions, tables = analyse_layout(page, layer.turn) if layer.lines else ([], [])
+    regions, tables = analyse_layout(page, layer.turn) if 0 < len(layer.lines) <= MAX_LINES else ([], [])
     rotation = page.rotation_matrix
     return PageInput(
         key=key,
