@@ -1,16 +1,33 @@
 """Writes and reads of the processing state: claims, sources, page sets, document outcomes, runs."""
 
-from dataclasses import dataclass
+import hashlib
+import re
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, exists, func, or_, select, update
+from sqlalchemy import and_, delete, exists, func, or_, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
 from db.models import Document, DocumentSource, Page, Run
 
 FINISHED = ("done", "failed", "quarantined")
+FILE_FAILURES = ("vanished during the run", "changed during the run", "unreadable:")  # the file's doing, not its bytes'
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")  # NUL and lone UTF-16 surrogates: PostgreSQL text holds neither
+
+
+def storable(text: str) -> str:
+    """The text with what PostgreSQL cannot store (NUL, lone UTF-16 surrogates) replaced by U+FFFD."""
+    return _UNSTORABLE.sub("\ufffd", text)
+
+
+def storable_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
+    """PDF metadata as it can be stored: text values made storable, and the keys that had to be listed under
+    "sanitized"."""
+    clean = {key: storable(value) if isinstance(value, str) else value for key, value in metadata.items()}
+    changed = sorted(key for key, value in metadata.items() if clean[key] != value)
+    return {**clean, "sanitized": changed} if changed else clean
 
 
 @dataclass(frozen=True)
@@ -56,7 +73,9 @@ def unchanged_source(session: Session, source: SourceRecord) -> tuple[int, str] 
         select(Document.id, Document.sha256)
         .join(DocumentSource, DocumentSource.document_id == Document.id)
         .where(DocumentSource.uri == source.uri, DocumentSource.size_bytes == source.size_bytes, same_version,
-               Document.status.in_(FINISHED))
+               Document.status.in_(FINISHED),
+               ~and_(Document.status == "failed",
+                     or_(*(func.coalesce(Document.error, "").startswith(prefix) for prefix in FILE_FAILURES))))
         .limit(1)
     ).first()
     if found is None or source.modified_at is None and source.etag is None:
@@ -103,20 +122,44 @@ def release_claims(session: Session, document_ids: list[int], claim: Claim) -> N
     )
 
 
-def document_status(session: Session, document_id: int) -> str:
-    return session.execute(select(Document.status).where(Document.id == document_id)).scalar_one()
+def finished_before(session: Session, document_id: int) -> tuple[str, bool]:
+    """The document's status, and whether it is finished for good: not failed for what its file did (it vanished,
+    changed or could not be read while the run held it), which a later sighting of its bytes parses again."""
+    status, error = session.execute(select(Document.status, Document.error)
+                                    .where(Document.id == document_id)).one()
+    return status, status in FINISHED and not (status == "failed" and (error or "").startswith(FILE_FAILURES))
 
 
 def start_processing(session: Session, document_id: int, page_count: int, metadata: dict[str, Any]) -> None:
     session.execute(
         update(Document)
         .where(Document.id == document_id)
-        .values(status="processing", page_count=page_count, metadata_=metadata, error=None)
+        .values(status="processing", page_count=page_count, metadata_=storable_metadata(metadata), error=None)
     )
 
 
 def fail_document(session: Session, document_id: int, error: str) -> None:
-    session.execute(update(Document).where(Document.id == document_id).values(status="failed", error=error))
+    session.execute(update(Document).where(Document.id == document_id).values(status="failed",
+                                                                              error=storable(error)))
+
+
+def unread_key(uri: str) -> str:
+    """What a file whose bytes were never read (gone, unreadable, too large, refused) is recorded under instead of
+    their sha256: the sha256 of its URI behind a prefix, one per URI."""
+    return hashlib.sha256(b"folio: file not read\0" + uri.encode()).hexdigest()
+
+
+def record_unread(session: Session, source: SourceRecord, error: str) -> int:
+    """A failed document for a file whose bytes could not be read; returns its id. Its source is recorded
+    without modification time or ETag, so that the next listing reads the file again."""
+    document_id, _ = claim_document(session, unread_key(source.uri), replace(source, modified_at=None, etag=None))
+    fail_document(session, document_id, error)
+    return document_id
+
+
+def forget_unread(session: Session, uri: str) -> None:
+    """Remove the failed record of an earlier try at reading the file at this URI (it has been read now)."""
+    session.execute(delete(Document).where(Document.sha256 == unread_key(uri)))
 
 
 def stored_page_numbers(session: Session, document_id: int) -> set[int]:
@@ -131,28 +174,49 @@ def finish_documents(session: Session, document_ids: list[int], reason: str = ""
     """
     outcome: dict[int, str] = {}
     for document in session.execute(select(Document).where(Document.id.in_(document_ids))).scalars():
-        if document.status in FINISHED:
-            outcome[document.id] = document.status
-            continue
-        counts = dict(
-            session.execute(
-                select(Page.status, func.count()).where(Page.document_id == document.id).group_by(Page.status)
-            ).all()
-        )
-        stored, failed = sum(counts.values()), counts.get("failed", 0)
-        if stored < (document.page_count or 0):
+        if document.status not in FINISHED and not _finish(session, document):
+            stored = session.execute(select(func.count()).where(Page.document_id == document.id)).scalar_one()
             document.error = (f"incomplete: {document.page_count - stored} of {document.page_count} pages not "
                               f"stored ({reason or 'the run ended early'}); a retry or a later run completes it")
-        elif failed == document.page_count:
-            document.status, document.error = "failed", "no page could be read"
-        else:
-            quarantined = counts.get("quarantined", 0)
-            document.status = "quarantined" if quarantined else "done"
-            notes = [f"{failed} of {document.page_count} pages could not be read" if failed else "",
-                     f"{quarantined} of {document.page_count} pages quarantined by validation" if quarantined else ""]
-            document.error = "; ".join(note for note in notes if note) or None
         outcome[document.id] = document.status
     return outcome
+
+
+def finish_complete(session: Session, document_ids: set[int]) -> list[int]:
+    """Give each of these documents whose pages are all stored its final status; returns their ids."""
+    documents = session.execute(select(Document).where(Document.id.in_(document_ids),
+                                                       Document.status.not_in(FINISHED))).scalars()
+    return [document.id for document in documents if _finish(session, document)]
+
+
+def _finish(session: Session, document: Document) -> bool:
+    """The final status of a document whose pages are all stored; False (and nothing set) when some are not."""
+    counts = dict(
+        session.execute(
+            select(Page.status, func.count()).where(Page.document_id == document.id).group_by(Page.status)
+        ).all()
+    )
+    stored, failed = sum(counts.values()), counts.get("failed", 0)
+    if stored < (document.page_count or 0):
+        return False
+    if failed == document.page_count:
+        errors = set(session.execute(select(Page.error).where(Page.document_id == document.id)).scalars())
+        document.status = "failed"
+        document.error = f"no page could be read: {errors.pop()}" if len(errors) == 1 else "no page could be read"
+        return True
+    quarantined = counts.get("quarantined", 0)
+    document.status = "quarantined" if quarantined else "done"
+    notes = [f"{failed} of {document.page_count} pages could not be read" if failed else "",
+             f"{quarantined} of {document.page_count} pages quarantined by validation" if quarantined else ""]
+    document.error = "; ".join(note for note in notes if note) or None
+    return True
+
+
+def failed_documents(session: Session, document_ids: set[int]) -> dict[int, str]:
+    """The failed documents among these, with their errors."""
+    rows = session.execute(select(Document.id, Document.error)
+                           .where(Document.id.in_(document_ids), Document.status == "failed"))
+    return {document_id: error or "failed" for document_id, error in rows}
 
 
 def fully_reused(session: Session, document_ids: list[int]) -> set[int]:

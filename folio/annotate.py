@@ -50,10 +50,10 @@ def load_document(engine: Engine, reference: str) -> StoredDocument:
             raise ValueError(f"{'no' if not found else 'more than one'} stored document matches {reference}")
         document = found[0]
         uris = document_sources(session, document.id)
-    file = file_with_bytes(uris, document.sha256, get_settings().max_file_bytes)
-    if file is None:
+    found = file_with_bytes(uris, document.sha256, get_settings().max_file_bytes)
+    if found is None:
         raise FileNotFoundError(f"no source holds the bytes of document {document.id} any more: {', '.join(uris)}")
-    return StoredDocument(document.id, document.sha256, file.path, list(document.pages))
+    return StoredDocument(document.id, document.sha256, found[0].path, list(document.pages))
 
 
 def annotate_page(stored: StoredDocument, page_no: int, out: Path, dpi: int = 110) -> Path:

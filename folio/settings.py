@@ -55,6 +55,16 @@ class Settings(BaseSettings):
     formula_model: str = Field(default="auto", description="auto | none | junia | folder of a formula checkpoint")
     max_page_pixels: int = Field(default=25_000_000, ge=1_000_000, description="pixel budget of one rendered page")
     max_file_bytes: int = Field(default=2 * 1024**3, ge=1, description="larger files are failed, not read")
+    follow_symlinks: bool = Field(default=False, description="follow symbolic links that lead out of the source "
+                                  "folder (never followed otherwise)")
+    page_timeout_seconds: float = Field(default=300.0, gt=0, description="time one page may take to be read and "
+                                        "parsed; a page over it is failed")
+    page_max_text_objects: int = Field(default=100_000, ge=1, description="text objects (spans) a page may hold; "
+                                       "a page with more is failed")
+    page_max_characters: int = Field(default=1_000_000, ge=1, description="characters a page's text layer may "
+                                     "hold; a page with more is failed")
+    page_max_drawings: int = Field(default=250_000, ge=1, description="drawn lines, rectangles and curves a page "
+                                   "may hold; a page with more is failed")
     claim_lease_seconds: int = Field(default=1800, ge=1, description="how long a run's claim on a document lasts "
                                      "without renewal; a crashed run's documents are taken over after it")
     s3_endpoint_url: str | None = Field(default=None, description="an S3-compatible store (MinIO, Ceph); unset: "

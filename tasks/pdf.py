@@ -12,7 +12,9 @@ import pymupdf
 
 from engine.orientation import direction_turn, dominant_turn, turn_box, turn_line, turned_size
 from engine.types import Line, PageInput, Span
-from tasks.pdf_layout import MAX_LINES, analyse_layout, as_box
+from tasks.budget import PageBudget
+from tasks.failures import BadDocument, mupdf_message, unreadable
+from tasks.pdf_layout import analyse_layout, as_box, layout_worth_it
 
 pymupdf.TOOLS.mupdf_display_errors(False)
 pymupdf.TOOLS.mupdf_display_warnings(False)
@@ -20,10 +22,6 @@ pymupdf.TOOLS.mupdf_display_warnings(False)
 _HEADER_WINDOW = 1024  # the PDF header may follow some junk; the spec-tolerant readers look this far
 _BOLD_FLAG = 16
 _METADATA_KEYS = ("title", "author", "subject", "keywords", "creator", "producer", "creationDate", "modDate", "format")
-
-
-class BadDocument(Exception):
-    """A file that cannot be processed, with a message a person can act on."""
 
 
 @dataclass(frozen=True)
@@ -38,7 +36,7 @@ def open_pdf(path: Path) -> pymupdf.Document:
         with open(path, "rb") as handle:
             head = handle.read(_HEADER_WINDOW)
     except OSError as error:
-        raise BadDocument(f"unreadable: {error.strerror or error}") from error
+        raise unreadable(error) from error
     if not head:
         raise BadDocument("empty: the file has zero bytes")
     if b"%PDF-" not in head:
@@ -46,13 +44,17 @@ def open_pdf(path: Path) -> pymupdf.Document:
     try:
         document = pymupdf.open(path, filetype="pdf")
     except Exception as error:  # MuPDF raises several types for unreadable files
-        raise BadDocument(f"corrupt: {_mupdf_message(error)}") from error
-    if document.needs_pass:
+        raise BadDocument(f"corrupt: {mupdf_message(error)}") from error
+    try:
+        if document.needs_pass:
+            raise BadDocument("encrypted: password required")
+        if document.page_count == 0:  # a page tree whose /Count lies raises here
+            raise BadDocument("corrupt: no page could be read (damaged or truncated file)")
+    except Exception as error:
         document.close()
-        raise BadDocument("encrypted: password required")
-    if document.page_count == 0:
-        document.close()
-        raise BadDocument("corrupt: no page could be read (damaged or truncated file)")
+        if isinstance(error, BadDocument):
+            raise
+        raise BadDocument(f"corrupt: {mupdf_message(error)}") from error
     return document
 
 
@@ -64,13 +66,10 @@ def inspect_document(path: Path) -> DocumentInfo:
         if document.is_repaired:
             metadata["repaired"] = True
         return DocumentInfo(page_count=document.page_count, metadata=metadata)
+    except Exception as error:  # MuPDF meeting damage beyond the first look
+        raise BadDocument(f"corrupt: {mupdf_message(error)}") from error
     finally:
         document.close()
-
-
-def _mupdf_message(error: Exception) -> str:
-    text = str(error).strip() or type(error).__name__
-    return text.splitlines()[0][:200]
 
 
 @dataclass(frozen=True)
@@ -85,14 +84,19 @@ def page_graphics(page: pymupdf.Page) -> PageGraphics:
     return PageGraphics(drawings=page.get_drawings(), images=page.get_image_info(hashes=True))
 
 
-def page_input(page: pymupdf.Page, key: str, pdf_path: Path, graphics: PageGraphics | None = None) -> PageInput:
+def page_input(page: pymupdf.Page, key: str, pdf_path: Path, graphics: PageGraphics | None = None,
+               budget: PageBudget | None = None) -> PageInput:
     """What the engine needs of a page: its size, text layer lines, image placements, drawn lines, and the layout
     regions and tables PyMuPDF finds in its text layer; every box in the displayed page's coordinates (with
-    /Rotate applied: PyMuPDF reports text, drawings and images on the unrotated page)."""
+    /Rotate applied: PyMuPDF reports text, drawings and images on the unrotated page). OverBudget if the page
+    holds more than its budget allows."""
     graphics = graphics or page_graphics(page)
     rect = page.rect
     layer = read_text_layer(page)
-    regions, tables = analyse_layout(page, layer.turn) if 0 < len(layer.lines) <= MAX_LINES else ([], [])
+    drawn = sum(len(path["items"]) for path in graphics.drawings)
+    if budget is not None:
+        budget.check(layer.objects, layer.characters, drawn)
+    regions, tables = analyse_layout(page, layer.turn) if layout_worth_it(len(layer.lines), drawn) else ([], [])
     rotation = page.rotation_matrix
     return PageInput(
         key=key,
@@ -142,6 +146,8 @@ class TextLayer:
     lines: list[Line]
     side_lines: list[Line]
     turn: int
+    objects: int = 0  # text objects (spans) PyMuPDF read, and their characters
+    characters: int = 0
 
 
 def text_layer_lines(page: pymupdf.Page) -> list[Line]:
@@ -156,8 +162,11 @@ def read_text_layer(page: pymupdf.Page) -> TextLayer:
     rotation = page.rotation_matrix
     width, height = float(page.rect.width), float(page.rect.height)
     by_turn: dict[int, list[Line]] = defaultdict(list)
+    objects = characters = 0
     for block in page.get_text("dict", flags=flags)["blocks"]:
         for raw_line in block.get("lines", ()):
+            objects += len(raw_line["spans"])
+            characters += sum(len(s["text"]) for s in raw_line["spans"])
             dx, dy = raw_line["dir"]
             turn = direction_turn(dx * rotation.a + dy * rotation.c, dx * rotation.b + dy * rotation.d)
             if turn is None:
@@ -175,7 +184,7 @@ def read_text_layer(page: pymupdf.Page) -> TextLayer:
     chars = {turn: sum(len(line.text) for line in lines) for turn, lines in by_turn.items()}
     turn = dominant_turn(chars)
     side = [line for other, lines in sorted(by_turn.items()) if other != turn for line in lines]
-    return TextLayer(lines=by_turn.get(turn, []), side_lines=side, turn=turn)
+    return TextLayer(lines=by_turn.get(turn, []), side_lines=side, turn=turn, objects=objects, characters=characters)
 
 
 def _glyph_codes_only(text: str) -> bool:

@@ -19,12 +19,19 @@ from engine.types import BBox, BlockType, FoundTable, Region, TableCell
 
 MIN_FILLED = 2  # a "table" with fewer non-empty cells is a frame or a box around text
 MAX_LINES = 3000  # above this many text-layer lines the finder is skipped: superlinear, 9 s at 4,000 lines
+MAX_DRAWN = 2000  # nor above this many drawn items: its vector analysis (native code) takes 5-10 ms for each
 _HYPHEN_BREAK = re.compile(r"(\w)-\n(?=[a-z])")
 LAYOUT_TYPES: dict[str, BlockType] = {  # PyMuPDF layout classes in folio's vocabulary
     "text": "text", "title": "title", "section-header": "title", "list-item": "list_item", "caption": "caption",
     "footnote": "footnote", "formula": "formula", "table": "table", "picture": "figure",
     "page-header": "header", "page-footer": "footer",
 }
+
+
+def layout_worth_it(lines: int, drawn: int) -> bool:
+    """Whether a page with this many text-layer lines and drawn items goes through the finder: it has text,
+    and not so much text or drawing that the finder would take long (the rules group such a page alone)."""
+    return 0 < lines <= MAX_LINES and drawn <= MAX_DRAWN
 
 
 def analyse_layout(page: pymupdf.Page, turn: int = 0) -> tuple[list[Region], list[FoundTable]]:

@@ -1,13 +1,22 @@
 """Engine results turned into database rows; one batch is written in one transaction."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlalchemy import Engine, select
+from sqlalchemy.exc import DataError
 from sqlalchemy.orm import Session, selectinload
 
 from db import models
 from db.session import session_scope
-from db.store import Claim, renew_claims, stored_page_numbers
+from db.store import (
+    Claim,
+    fail_document,
+    finish_complete,
+    release_claims,
+    renew_claims,
+    storable,
+    stored_page_numbers,
+)
 from engine.types import Block, Formula, PageResult, Table, TableCell
 from tasks.validate import BLOCK, QUARANTINED, Issue, flagged_blocks
 
@@ -24,6 +33,7 @@ class PageOutcome:
     reused_from: int | None = None  # a stored page whose result this page copies
     same_as: tuple[int, int] | None = None  # (document id, page no) of a page of this batch with the same result
     issues: tuple[Issue, ...] = ()  # validation checks the result failed, each with what was done about it
+    row: models.Page | None = None  # the row it was stored as (save_batch)
 
     @property
     def quarantined(self) -> bool:
@@ -41,34 +51,61 @@ class PageOutcome:
         return "; ".join(sorted({issue.check for issue in self.issues}))
 
 
-def save_batch(engine: Engine, outcomes: list[PageOutcome], claim: Claim | None = None) -> int:
+def save_batch(engine: Engine, outcomes: list[PageOutcome], claim: Claim | None = None,
+               failed: dict[int, str] | None = None) -> int:
     """Store every page of the batch, or none of them; returns how many pages were written.
 
-    A page that is already stored (a retried batch) is left as it is. The run's claims on the
-    batch's documents are renewed in the same transaction.
+    A page that is already stored (a retried batch) is left as it is; one whose result the database
+    refuses is stored as failed, with why. The documents in `failed` (id: reason) are failed; each document
+    whose pages are all stored now gets its final status and its claim released, in the same transaction,
+    so that no later failure of the run leaves it unfinished. The run's claims on the batch's other
+    documents are renewed.
     """
     written = 0
     with session_scope(engine) as session:
         stored: dict[int, set[int]] = {}
         rows: dict[tuple[int, int], models.Page] = {}
+        kept: list[PageOutcome] = []
         for outcome in outcomes:
             if outcome.document_id not in stored:
                 stored[outcome.document_id] = stored_page_numbers(session, outcome.document_id)
             if outcome.page_no in stored[outcome.document_id]:
                 continue
-            row = rows[outcome.document_id, outcome.page_no] = page_row(outcome)
-            session.add(row)
+            outcome = _add_page(session, outcome)
+            rows[outcome.document_id, outcome.page_no] = outcome.row
+            kept.append(outcome)
             written += 1
-        session.flush()
-        for outcome in outcomes:
-            original = rows.get(outcome.same_as) if outcome.same_as else None
-            if original is not None and (outcome.document_id, outcome.page_no) in rows:
+        for outcome in kept:
+            original = rows.get(outcome.same_as) if outcome.same_as and outcome.result is not None else None
+            if original is not None:
                 rows[outcome.document_id, outcome.page_no].reused_from = original.id
-        _copy_issues(session, {rows[outcome.document_id, outcome.page_no]: outcome.reused_from for outcome in outcomes
-                               if outcome.reused_from is not None and (outcome.document_id, outcome.page_no) in rows})
+        _copy_issues(session, {rows[outcome.document_id, outcome.page_no]: outcome.reused_from for outcome in kept
+                               if outcome.reused_from is not None and outcome.result is not None})
+        for document_id, reason in (failed or {}).items():
+            fail_document(session, document_id, reason)
+        document_ids = {outcome.document_id for outcome in outcomes}
+        finished = set(finish_complete(session, document_ids)) | set(failed or ())
         if claim is not None:
-            renew_claims(session, {outcome.document_id for outcome in outcomes}, claim)
+            renew_claims(session, document_ids - finished, claim)
+            release_claims(session, list(finished), claim)
     return written
+
+
+def _add_page(session: Session, outcome: PageOutcome) -> PageOutcome:
+    """The page's row added (in `row` of the outcome returned); a result the database refuses is stored as the
+    page failed with the database's reason."""
+    row = page_row(outcome)
+    try:
+        with session.begin_nested():
+            session.add(row)
+    except (DataError, ValueError) as error:  # what no sanitizing foresaw must still cost only this page
+        detail = getattr(error, "orig", None) or error
+        outcome = replace(outcome, result=None, error=storable(f"not storable: {detail}".splitlines()[0]),
+                          reused_from=None, same_as=None, issues=())
+        row = page_row(outcome)
+        session.add(row)
+        session.flush()
+    return replace(outcome, row=row)
 
 
 def _copy_issues(session: Session, copies: dict[models.Page, int]) -> None:
@@ -135,7 +172,7 @@ def page_row(outcome: PageOutcome) -> models.Page:
     result = outcome.result
     if result is None:
         return models.Page(document_id=outcome.document_id, page_no=outcome.page_no, status="failed",
-                           error=outcome.error, fingerprint=outcome.fingerprint)
+                           error=storable(outcome.error or "failed"), fingerprint=outcome.fingerprint)
     if outcome.quarantined:  # nothing of a result without anything to trust reaches the tables but what was wrong
         return models.Page(
             document_id=outcome.document_id, page_no=outcome.page_no, width=result.width, height=result.height,
@@ -165,26 +202,27 @@ def issue_row(issue: Issue, blocks: list[models.Block]) -> models.PageIssue:
     """A failed check as stored: against the stored block it is about, if that block was kept."""
     block = blocks[issue.position] if issue.scope == BLOCK and issue.position is not None else None
     return models.PageIssue(rule=issue.check, expectation=issue.expectation, blocks=list(issue.blocks),
-                            observed=list(issue.observed), action=issue.action, block=block)
+                            observed=[storable(value) for value in issue.observed], action=issue.action,
+                            block=block)
 
 
 def block_row(block: Block, width: float, height: float) -> models.Block:
     x0, y0, x1, y1 = _clamped(block.bbox, width, height)
     row = models.Block(reading_order=block.order, type=block.type, x0=x0, y0=y0, x1=x1, y1=y1,
-                       text=block.text, confidence=block.confidence)
+                       text=storable(block.text), confidence=block.confidence)
     if block.table is not None:
         row.table = models.PageTable(
             n_rows=block.table.rows,
             n_cols=block.table.cols,
-            html=block.table.html,
+            html=storable(block.table.html),
             cells=[
                 models.TableCell(row=c.row, col=c.col, row_span=c.row_span, col_span=c.col_span,
-                                 text=c.text, is_header=c.header)
+                                 text=storable(c.text), is_header=c.header)
                 for c in block.table.cells
             ],
         )
     if block.formula is not None:
-        row.formula = models.Formula(latex=block.formula.latex, display=block.formula.display,
+        row.formula = models.Formula(latex=storable(block.formula.latex), display=block.formula.display,
                                      confidence=block.formula.confidence)
     return row
 

@@ -1,6 +1,5 @@
 """Registering listed files: sha256, a claim in PostgreSQL, and a first look inside each new PDF."""
 
-import hashlib
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -8,7 +7,6 @@ from pathlib import Path
 from prefect import task
 from prefect.logging import get_run_logger
 from sqlalchemy import Engine
-from sqlalchemy.orm import Session
 
 from db.session import get_engine, session_scope
 from db.store import (
@@ -18,18 +16,21 @@ from db.store import (
     claim_document,
     claim_for_run,
     clear_pages,
-    document_status,
     fail_document,
+    finished_before,
+    forget_unread,
+    record_unread,
     start_processing,
     stored_page_numbers,
     unchanged_source,
+    unread_key,
 )
 from folio.settings import get_settings
 from tasks.discover import SourceFile
-from tasks.pdf import BadDocument, inspect_document
-from tasks.policy import task_options
-
-_CHUNK = 1 << 20
+from tasks.failures import BadDocument, reason
+from tasks.files import FileIdentity, HeldFile, hash_file, too_large
+from tasks.pdf import inspect_document
+from tasks.policy import is_transient, task_options
 
 
 @dataclass(frozen=True)
@@ -41,23 +42,21 @@ class Registered:
     document_id: int
     outcome: str  # "new": to parse; "duplicate": bytes already known; "failed": unreadable
     pages_todo: tuple[int, ...] = ()
+    identity: FileIdentity | None = None  # the file's when its bytes were hashed (see tasks.files)
 
 
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while chunk := handle.read(_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def read_bytes(file: SourceFile, max_file_bytes: int) -> tuple[SourceFile, str]:
-    """The file with a local path to read it from (an S3 object is streamed to the spool) and its sha256."""
+def read_bytes(file: SourceFile, max_file_bytes: int) -> tuple[SourceFile, str, FileIdentity]:
+    """The file with a local path to read it from (an S3 object is streamed to the spool), its sha256 and its
+    identity; BadDocument, before anything is read, for a file larger than max_file_bytes."""
+    if file.refused:
+        raise BadDocument(file.refused)
+    if file.size_bytes > max_file_bytes:
+        raise too_large(file.size_bytes, max_file_bytes)
     if file.path is not None:
-        return file, sha256_file(file.path)
+        return file, *hash_file(file.path, max_file_bytes)
     from tasks.s3 import fetch
 
-    return fetch(file, get_settings().spool, max_file_bytes)
+    return fetch(file, get_settings().spool)
 
 
 def register_files(files: list[SourceFile], engine: Engine, max_file_bytes: int, claim: Claim,
@@ -66,7 +65,9 @@ def register_files(files: list[SourceFile], engine: Engine, max_file_bytes: int,
     """Claim a document for every file; a file whose bytes are already known becomes another source.
 
     A document another run holds an unexpired claim on is left to that run (outcome "duplicate").
-    With force, finished documents are parsed again: their stored pages are cleared.
+    With force, finished documents are parsed again: their stored pages are cleared. A file that cannot be
+    read or opened is recorded as a failed document with the reason; only an infrastructure error (the
+    database unreachable) fails the registration.
     """
     log = log or logging.getLogger(__name__)
     claimed_now: set[int] = set()
@@ -85,33 +86,43 @@ def _register(file: SourceFile, engine: Engine, max_file_bytes: int, claim: Clai
         known = None if force else unchanged_source(session, source)
     if known is not None:  # a nightly re-listing: the file is as it was, its bytes are not read again
         return Registered(file, known[1], known[0], "duplicate")
-    file, sha256 = read_bytes(file, max_file_bytes)
+    try:
+        file, sha256, identity = read_bytes(file, max_file_bytes)
+    except Exception as error:  # noqa: BLE001 - whatever stops this file stops only this file
+        if is_transient(error):
+            raise
+        with session_scope(engine) as session:
+            return Registered(file, unread_key(file.uri), record_unread(session, source, reason(error)), "failed")
     with session_scope(engine) as session:
+        forget_unread(session, file.uri)
         document_id, created = claim_document(session, sha256, source)
-        status = "pending" if created else document_status(session, document_id)
-        done_before = status in FINISHED and not force
-        if document_id in claimed_now or done_before or not claim_for_run(session, document_id, claim):
+        status, done_before = ("pending", False) if created else finished_before(session, document_id)
+        if document_id in claimed_now or (done_before and not force) or \
+                not claim_for_run(session, document_id, claim):
             return Registered(file, sha256, document_id, "duplicate")
         claimed_now.add(document_id)
         if status in FINISHED:
             clear_pages(session, document_id)
-        return start_document(session, file, sha256, document_id, max_file_bytes)
+    return start_document(engine, file, sha256, document_id, max_file_bytes, identity)
 
 
-def start_document(session: Session, file: SourceFile, sha256: str, document_id: int,
-                   max_file_bytes: int) -> Registered:
-    """A first look inside a claimed document's file: its pages to parse, or the document failed."""
+def start_document(engine: Engine, file: SourceFile, sha256: str, document_id: int, max_file_bytes: int,
+                   identity: FileIdentity | None) -> Registered:
+    """A first look inside a claimed document's file: its pages to parse, or the document failed with the reason."""
     try:
-        if file.size_bytes > max_file_bytes:
-            raise BadDocument(f"too large: {file.size_bytes} bytes, the limit is {max_file_bytes}")
-        info = inspect_document(file.path)
-    except BadDocument as error:
-        fail_document(session, document_id, str(error))
-        return Registered(file, sha256, document_id, "failed")
-    start_processing(session, document_id, info.page_count, info.metadata)
-    stored = stored_page_numbers(session, document_id)
+        with HeldFile(file.path, sha256, identity, max_file_bytes) as held:
+            info = inspect_document(Path(held.path))
+        with session_scope(engine) as session:
+            start_processing(session, document_id, info.page_count, info.metadata)
+            stored = stored_page_numbers(session, document_id)
+    except Exception as error:  # noqa: BLE001 - whatever stops this file stops only this file
+        if is_transient(error):
+            raise
+        with session_scope(engine) as session:
+            fail_document(session, document_id, reason(error))
+        return Registered(file, sha256, document_id, "failed", identity=identity)
     todo = tuple(n for n in range(1, info.page_count + 1) if n not in stored)
-    return Registered(file, sha256, document_id, "new", todo)
+    return Registered(file, sha256, document_id, "new", todo, identity)
 
 
 @task(name="register-files", **task_options())

@@ -1,12 +1,10 @@
 """Choosing finished documents to parse again, and clearing their stored pages under this run's claim."""
 
 import logging
-from pathlib import Path
 
 from prefect import task
 from prefect.logging import get_run_logger
 from sqlalchemy import Engine
-from sqlalchemy.orm import Session
 
 from db.session import get_engine, session_scope
 from db.store import (
@@ -20,7 +18,9 @@ from db.store import (
     fail_document,
 )
 from folio.settings import get_settings
-from tasks.discover import SourceFile, list_source
+from tasks.discover import SourceFile, list_source, uri_path
+from tasks.failures import BadDocument
+from tasks.files import FileIdentity
 from tasks.parse import engine_version
 from tasks.policy import task_options
 from tasks.register import Registered, read_bytes, start_document
@@ -40,42 +40,41 @@ def reopen_documents(document_ids: list[int], engine: Engine, max_file_bytes: in
     its sources is failed with that reason, its stored pages kept.
     """
     log = log or logging.getLogger(__name__)
-    reopened = []
-    for document_id in document_ids:
-        with session_scope(engine) as session:
-            reopened.append(_reopen(session, document_id, max_file_bytes, claim, log))
-    return reopened
+    return [_reopen(engine, document_id, max_file_bytes, claim, log) for document_id in document_ids]
 
 
-def _reopen(session: Session, document_id: int, max_file_bytes: int, claim: Claim,
+def _reopen(engine: Engine, document_id: int, max_file_bytes: int, claim: Claim,
             log: logging.Logger | logging.LoggerAdapter) -> Registered:
-    sha256, uris = document_sha256(session, document_id), document_sources(session, document_id)
-    file = file_with_bytes(uris, sha256, max_file_bytes)
-    if not claim_for_run(session, document_id, claim):
-        return Registered(file or _vanished(uris[0]), sha256, document_id, "duplicate")
-    if file is None:
-        fail_document(session, document_id, "no source holds these bytes any more: " + ", ".join(uris))
-        return Registered(_vanished(uris[0]), sha256, document_id, "failed")
-    cleared = clear_pages(session, document_id)
+    with session_scope(engine) as session:
+        sha256, uris = document_sha256(session, document_id), document_sources(session, document_id)
+    found = file_with_bytes(uris, sha256, max_file_bytes)
+    with session_scope(engine) as session:
+        if not claim_for_run(session, document_id, claim):
+            return Registered(found[0] if found else _vanished(uris[0]), sha256, document_id, "duplicate")
+        if found is None:
+            fail_document(session, document_id, "no source holds these bytes any more: " + ", ".join(uris))
+            return Registered(_vanished(uris[0]), sha256, document_id, "failed")
+        cleared = clear_pages(session, document_id)
+    file, identity = found
     log.info("document %d: %d stored pages cleared, reading %s again", document_id, cleared, file.uri)
-    return start_document(session, file, sha256, document_id, max_file_bytes)
+    return start_document(engine, file, sha256, document_id, max_file_bytes, identity)
 
 
-def file_with_bytes(uris: list[str], sha256: str, max_file_bytes: int) -> SourceFile | None:
-    """The first source still holding exactly these bytes."""
+def file_with_bytes(uris: list[str], sha256: str, max_file_bytes: int) -> tuple[SourceFile, FileIdentity] | None:
+    """The first source still holding exactly these bytes, with its identity."""
     for uri in uris:
         try:
-            (file,) = list_source(uri)
-        except (FileNotFoundError, NotImplementedError, ValueError):
+            (file,) = list_source(uri if uri.startswith("s3://") else str(uri_path(uri)))
+            file, found, identity = read_bytes(file, max_file_bytes)
+        except (FileNotFoundError, NotImplementedError, ValueError, BadDocument):
             continue
-        file, found = read_bytes(file, max_file_bytes)
         if found == sha256:
-            return file
+            return file, identity
     return None
 
 
 def _vanished(uri: str) -> SourceFile:
-    return SourceFile(uri=uri, path=Path(uri), size_bytes=0, modified_at=None)
+    return SourceFile(uri=uri, path=uri_path(uri), size_bytes=0, modified_at=None)
 
 
 @task(name="select-documents", **task_options())

@@ -13,6 +13,7 @@ from typing import Any
 
 from folio.settings import get_settings
 from tasks.discover import SourceFile
+from tasks.files import FileIdentity
 
 _CHUNK = 1 << 20
 
@@ -73,16 +74,12 @@ def spool_path(uri: str, spool: Path) -> Path:
     return spool / (hashlib.sha256(uri.encode()).hexdigest()[:32] + ".pdf")
 
 
-def fetch(file: SourceFile, spool: Path, max_bytes: int) -> tuple[SourceFile, str]:
-    """The object streamed to the spool and its sha256; one larger than max_bytes is hashed, not kept
-    (its path stays None). The read fails if the object changed since it was listed (another ETag)."""
+def fetch(file: SourceFile, spool: Path) -> tuple[SourceFile, str, FileIdentity]:
+    """The object streamed to the spool, its sha256 and the spooled file's identity. The read fails if the object
+    changed since it was listed (another ETag); the size limit is checked before, on the listed size."""
     bucket, key = split_uri(file.uri)
     response = client().get_object(Bucket=bucket, Key=key, **({"IfMatch": file.etag} if file.etag else {}))
     digest = hashlib.sha256()
-    if file.size_bytes > max_bytes:
-        for chunk in response["Body"].iter_chunks(_CHUNK):
-            digest.update(chunk)
-        return file, digest.hexdigest()
     spool.mkdir(parents=True, exist_ok=True)
     target = spool_path(file.uri, spool)
     partial = target.with_suffix(".part")
@@ -91,7 +88,7 @@ def fetch(file: SourceFile, spool: Path, max_bytes: int) -> tuple[SourceFile, st
             digest.update(chunk)
             out.write(chunk)
     partial.replace(target)
-    return replace(file, path=target), digest.hexdigest()
+    return replace(file, path=target), digest.hexdigest(), FileIdentity.of(target.stat())
 
 
 def put_files(files: Iterable[tuple[str, bytes]], prefix_uri: str, content_type: str) -> int:

@@ -81,3 +81,58 @@ def formula_page_pdf(folder: Path, name: str = "formula.pdf") -> Path:
         document[0].insert_text((250, 340), "a + b = c", fontname="Times-Italic", fontsize=16)
         document.saveIncr()
     return path
+
+
+def raw_pdf(objects: list[bytes], trailer: bytes = b"") -> bytes:
+    """A PDF of these objects (numbered from 1; the first is the catalog) with a correct cross-reference table."""
+    out = bytearray(b"%PDF-1.7\n")
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R %s >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, trailer, xref)
+    return bytes(out)
+
+
+def one_page_pdf(path: Path, kids: bytes = b"3 0 R", count: int = 1, content: bytes = b"", info: bytes = b"") -> Path:
+    """A PDF whose page tree lists `kids` (objects 2: the tree, 3: its one page) and claims `count` pages."""
+    content = content or b"BT /F1 12 Tf 72 720 Td (Minutes of the harbour board) Tj ET"
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [%s] /Count %d >>" % (kids, count),
+               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+               b"/Resources << /Font << /F1 5 0 R >> >> >>",
+               b"<< /Length %d >>\nstream\n%s\nendstream" % (len(content), content),
+               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    if info:
+        objects.append(info)
+    path.write_bytes(raw_pdf(objects, b"/Info 6 0 R" if info else b""))
+    return path
+
+
+def lying_count_pdf(folder: Path) -> Path:
+    """One page, and a page tree that says it holds 3,000."""
+    return one_page_pdf(folder / "lying-count.pdf", count=3000)
+
+
+def repeated_page_pdf(folder: Path) -> Path:
+    """One page object listed 3,000 times in the page tree."""
+    return one_page_pdf(folder / "repeated-page.pdf", kids=b" ".join([b"3 0 R"] * 3000), count=3000)
+
+
+def page_tree_cycle_pdf(folder: Path) -> Path:
+    """A page tree that lists itself as its only kid: MuPDF fails to load the page (FzErrorFormat)."""
+    return one_page_pdf(folder / "page-tree-cycle.pdf", kids=b"2 0 R")
+
+
+def invalid_unicode_metadata_pdf(folder: Path) -> Path:
+    """A good page, and a UTF-16 title ending in a lone high surrogate (PyMuPDF reads lone surrogates)."""
+    return one_page_pdf(folder / "odd-title.pdf", info=b"<< /Title <FEFF0041D800> /Author (Harbour Board) >>")
+
+
+def text_objects_pdf(folder: Path, count: int = 50_000) -> Path:
+    """One page of `count` one-character text objects, in 100 columns of 1.2 pt letters 1.5 pt apart."""
+    content = b"\n".join(b"BT /F1 1.2 Tf %d %.1f Td (x) Tj ET" % (8 + 6 * (i % 100), 772 - 1.5 * (i // 100))
+                         for i in range(count))
+    return one_page_pdf(folder / f"text-objects-{count}.pdf", content=content)

@@ -94,8 +94,8 @@ def test_two_columns_read_in_order_and_scans_are_read_by_ocr(database: Engine, a
 def test_a_second_run_stores_nothing_new(database: Engine, archive: Path, monkeypatch: pytest.MonkeyPatch):
     first = digitize(source=str(archive))
     hashed: list[str] = []
-    real_sha256 = register.sha256_file
-    monkeypatch.setattr(register, "sha256_file", lambda path: hashed.append(path.name) or real_sha256(path))
+    real_hash = register.hash_file
+    monkeypatch.setattr(register, "hash_file", lambda path, limit: hashed.append(path.name) or real_hash(path, limit))
     touched = archive / "reports" / "report.pdf"
     os.utime(touched, (touched.stat().st_atime, touched.stat().st_mtime + 60))
 

@@ -1,0 +1,49 @@
+"""What stops one file or page, in words: the reason a failed document or page is stored with."""
+
+import errno
+
+from tasks.budget import OutOfTime, OverBudget
+
+
+class BadDocument(Exception):
+    """A file that cannot be processed, with a message a person can act on."""
+
+
+def unreadable(error: OSError) -> BadDocument:
+    """The failure of a file that could not be looked at, opened or read."""
+    if error.errno in (errno.ENOENT, errno.ENOTDIR):
+        return BadDocument("vanished during the run")
+    if error.errno in (errno.EACCES, errno.EPERM):
+        return BadDocument("unreadable: permission denied")
+    if error.errno == errno.ELOOP:
+        return BadDocument("refused: the file was replaced by a symbolic link")
+    return BadDocument(f"unreadable: {(error.strerror or str(error)).lower()}")
+
+
+def mupdf_message(error: BaseException) -> str:
+    """MuPDF's message without its error code: "code=7: cycle in page tree" -> "cycle in page tree"."""
+    text = (str(error).strip() or type(error).__name__).splitlines()[0]
+    code, colon, rest = text.partition(": ")
+    if colon and code.startswith("code="):
+        text = rest
+    return text[:1].lower() + text[1:200]
+
+
+def reason(error: BaseException) -> str:
+    """Why one file or page could not be processed, for the `error` it is stored with."""
+    if isinstance(error, BadDocument | OverBudget):
+        return str(error)
+    if isinstance(error, OSError):
+        return str(unreadable(error))
+    if isinstance(error, MemoryError):
+        return "over budget: out of memory"
+    if isinstance(error, OutOfTime):
+        return "over budget: out of time (FOLIO_PAGE_TIMEOUT_SECONDS)"
+    if type(error).__module__.startswith("pymupdf") or str(error).startswith("code="):
+        return f"corrupt: {mupdf_message(error)}"
+    code = str(getattr(error, "response", {}).get("Error", {}).get("Code", ""))
+    if code in ("NoSuchKey", "404"):
+        return "vanished during the run"
+    if code in ("PreconditionFailed", "412"):
+        return "changed during the run: the object no longer has the ETag it was listed with"
+    return f"error: {type(error).__name__}: {mupdf_message(error)}"
