@@ -41,8 +41,10 @@ ORDER BY d.id, p.page_no, b.reading_order
 
 def cmd_run(args: argparse.Namespace) -> int:
     from flows.digitize import digitize
+    from tasks.discover import path_uri
 
-    return report_run(digitize(source=args.source, batch_size=args.batch_size, return_state=True), args.source)
+    source = args.source if args.source.startswith("s3://") else path_uri(Path(args.source))  # a name not UTF-8
+    return report_run(digitize(source=source, batch_size=args.batch_size, return_state=True), source)
 
 
 def cmd_reprocess(args: argparse.Namespace) -> int:

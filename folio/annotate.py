@@ -36,9 +36,10 @@ class StoredDocument:
 
 def load_document(engine: Engine, reference: str) -> StoredDocument:
     """A stored document by its sha256 (or a unique prefix of at least 8 characters) or a path it was seen at."""
+    from tasks.discover import path_uri
     from tasks.reprocess import file_with_bytes
 
-    path = str(Path(reference).expanduser().resolve()) if Path(reference).expanduser().exists() else reference
+    path = path_uri(Path(reference).expanduser().resolve()) if Path(reference).expanduser().exists() else reference
     with session_scope(engine) as session:
         query = select(Document).outerjoin(DocumentSource).where(or_(
             DocumentSource.uri == path, Document.sha256.startswith(reference.lower()) if len(reference) >= 8

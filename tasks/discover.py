@@ -45,14 +45,15 @@ def uri_path(uri: str) -> Path:
 def list_source(source: str) -> list[SourceFile]:
     """The PDFs of a folder or an S3 prefix (recursively, by name, hidden files skipped) or the one file given.
 
-    A symbolic link that leads out of the folder is listed as refused unless FOLIO_FOLLOW_SYMLINKS=1; a file
-    that cannot be looked at is listed with the reason.
+    A local source is given as `path_uri` writes it (a path whose name is UTF-8 as it is). A symbolic link
+    that leads out of the folder is listed as refused unless FOLIO_FOLLOW_SYMLINKS=1; a file that cannot be
+    looked at is listed with the reason.
     """
     if source.startswith("s3://"):
         from tasks.s3 import list_objects
 
         return list_objects(source)
-    root = Path(source).expanduser()
+    root = uri_path(source).expanduser()
     if not root.exists():
         raise FileNotFoundError(f"source not found: {source}")
     if root.is_file():

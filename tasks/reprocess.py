@@ -64,7 +64,7 @@ def file_with_bytes(uris: list[str], sha256: str, max_file_bytes: int) -> tuple[
     """The first source still holding exactly these bytes, with its identity."""
     for uri in uris:
         try:
-            (file,) = list_source(uri if uri.startswith("s3://") else str(uri_path(uri)))
+            (file,) = list_source(uri)
             file, found, identity = read_bytes(file, max_file_bytes)
         except (FileNotFoundError, NotImplementedError, ValueError, BadDocument):
             continue

@@ -222,17 +222,18 @@ def test_a_page_over_its_budget_fails_alone(database: Engine, tmp_path: Path, mo
 
 
 @pytest.mark.skipif(not Path("/proc/self/mem").exists(), reason="needs Linux's /proc/self/mem for a real EIO")
-def test_the_command_exits_0_with_unreadable_files_and_a_name_that_is_not_utf8(empty_database: str,
-                                                                                database: Engine, tmp_path: Path):
-    folder = tmp_path / "delivery"
+def test_the_command_exits_0_with_unreadable_files_and_names_that_are_not_utf8(empty_database: str,
+                                                                                 database: Engine, tmp_path: Path):
+    folder = Path(os.fsdecode(os.fsencode(tmp_path) + b"/deliv\xe9ry"))  # the folder given, and a file in it
     folder.mkdir()
-    ledger(folder, "ledger.pdf")
+    shutil.copyfile(ledger(tmp_path, "ledger.pdf"), folder / "ledger.pdf")  # PyMuPDF saves to UTF-8 names only
     shutil.copyfile(ledger(tmp_path, "minutes.pdf"), os.fsencode(folder) + b"/minutes-caf\xe9.pdf")
     (folder / "io-error.pdf").symlink_to("/proc/self/mem")
     expected = {"ledger.pdf": ("done", None), "minutes-caf\\xe9.pdf": ("done", None),
                 "mem": ("failed", "unreadable: input/output error")}
     if os.geteuid() != 0:  # root reads any file (tests/unit/test_files.py drops its capabilities to check this case)
-        ledger(folder, "locked.pdf").chmod(0)
+        shutil.copyfile(ledger(tmp_path, "locked.pdf"), folder / "locked.pdf")
+        (folder / "locked.pdf").chmod(0)
         expected["locked.pdf"] = ("failed", "unreadable: permission denied")
     done = subprocess.run([sys.executable, "-m", "flows.cli", "run", str(folder)], capture_output=True, text=True,
                           env=folio_env(empty_database, tmp_path / "home", FOLIO_FOLLOW_SYMLINKS="1"), timeout=600)
