@@ -1,7 +1,7 @@
 """Per-page budgets: how much a page may hold (text objects, characters, drawings) and how long it may take.
 
 A page over a budget is failed with the reason; the rest of its document and batch go on. Time is enforced
-by `time_limit`, which raises `OutOfTime` in the thread doing the work once its time is up: at the next
+by `TimeLimit`, which raises `OutOfTime` in the thread doing the work once its time is up: at the next
 Python instruction, so a call into native code (MuPDF, ONNX Runtime) ends first. The size budgets keep
 those calls short: they are checked before the page reaches PyMuPDF's layout analysis and the engine.
 """
@@ -20,7 +20,7 @@ class OverBudget(Exception):
 
 class OutOfTime(BaseException):
     """Raised in a thread whose time ran out. Not an Exception, so that no `except Exception` on the way
-    (in the engine or a library) swallows it; the caller of `time_limit` catches it."""
+    (in the engine or a library) swallows it; the caller of `TimeLimit` catches it."""
 
 
 @dataclass(frozen=True)
@@ -41,9 +41,9 @@ class PageBudget:
             if count > limit:
                 raise OverBudget(f"over budget: {count:,} {what} on the page, {setting} is {limit:,}")
 
-    def out_of_time(self, doing: str, pages: int = 1) -> str:
+    def out_of_time(self, doing: str) -> str:
         """The reason for a page whose `doing` ran out of time."""
-        return f"over budget: {doing} took more than {self.seconds * pages:g} s (FOLIO_PAGE_TIMEOUT_SECONDS)"
+        return f"over budget: {doing} took more than {self.seconds:g} s (FOLIO_PAGE_TIMEOUT_SECONDS)"
 
 
 def page_budget() -> PageBudget:
@@ -53,8 +53,8 @@ def page_budget() -> PageBudget:
                       drawings=settings.page_max_drawings, seconds=settings.page_timeout_seconds)
 
 
-class time_limit:  # noqa: N801 - used as a `with` statement, like contextlib's helpers
-    """`with time_limit(seconds):` raises OutOfTime in this thread when the block runs longer than that.
+class TimeLimit:
+    """`with TimeLimit(seconds):` raises OutOfTime in this thread when the block runs longer than that.
 
     An exception raised from outside can land where Python ignores it (a weakref callback, a __del__), so
     it is raised again every RETRY seconds until the block ends; and a block that ends after its time ends
@@ -70,7 +70,7 @@ class time_limit:  # noqa: N801 - used as a `with` statement, like contextlib's 
         self._fired = False
         self._thread = threading.get_ident()
 
-    def __enter__(self) -> "time_limit":
+    def __enter__(self) -> "TimeLimit":
         self._thread = threading.get_ident()
         threading.Thread(target=self._watch, daemon=True, name="time-limit").start()
         return self

@@ -20,7 +20,7 @@ from engine.runtime.onnx import threads_per_worker
 from engine.types import PageInput, PageParser, PageResult
 from engine.vlm import VlmConfig, build_vlm_engine, vlm_version
 from folio.settings import get_settings
-from tasks.budget import OutOfTime, PageBudget, page_budget, time_limit
+from tasks.budget import OutOfTime, PageBudget, TimeLimit, page_budget
 from tasks.failures import BadDocument, reason
 from tasks.files import FileIdentity, HeldFile
 from tasks.gpu import gpu_slot
@@ -234,7 +234,7 @@ def _load_pages(batch: Batch, held: dict[int, HeldFile],
             try:
                 if isinstance(document, BadDocument):
                     raise document
-                with time_limit(budget.seconds):
+                with TimeLimit(budget.seconds):
                     loaded.append(_load_page(document, ref, held[ref.document_id].path, budget))
             except OutOfTime:
                 failures.append(PageOutcome(ref.document_id, ref.page_no, None,
@@ -267,7 +267,7 @@ def _run_engine(pipeline: PageParser, inputs: list[PageInput],
         return {}
     budget = page_budget()
     try:
-        with time_limit(budget.seconds * len(inputs)):
+        with TimeLimit(budget.seconds * len(inputs)):
             return {result.key: result for result in pipeline(inputs)}
     except (ConnectionError, TimeoutError):
         raise
