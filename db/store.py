@@ -325,3 +325,12 @@ def finish_run(session: Session, run_id: int, status: str, counts: dict[str, int
         .where(Run.id == run_id)
         .values(status=status, finished_at=func.now(), seconds=seconds, **counts)
     )
+
+
+def close_unfinished_run(session: Session, run_id: int, seconds: float) -> None:
+    """A run still `running` marked failed: its flow ended before it could count what it did."""
+    session.execute(
+        update(Run)
+        .where(Run.id == run_id, Run.status == "running")
+        .values(status="failed", finished_at=func.now(), seconds=seconds)
+    )

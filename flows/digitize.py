@@ -1,19 +1,23 @@
 """The digitize flow: list a source, register files, parse new pages in batches, close the run."""
 
+import dataclasses
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from prefect import flow, get_run_logger
 from prefect.runtime import flow_run
 
 from db.store import Claim
 from flows.artifacts import RunProgress, publish_outcome
+from flows.progress import Step, tell
 from flows.runners import task_runner
 from folio.settings import get_settings
 from tasks.discover import discover
 from tasks.parse import make_batches, parse_batch
 from tasks.register import Registered, register
-from tasks.runs import PageCounts, RunSummary, finish_task, open_run_task
+from tasks.runs import PageCounts, RunSummary, abandon_run, finish_task, open_run_task
 
 
 class RunFailed(Exception):
@@ -57,9 +61,13 @@ def parse_and_finish(run_id: int, registered: list[Registered], batch_size: int,
         flagged.extend(report.flagged)
         log.info("progress: %d/%d pages", parsed + reused + failed, total_pages)
         progress.advance(parsed + reused + failed)
+    tell(Step("finishing"))
     counts = PageCounts(parsed, reused, failed, len(quarantined), len(flagged),
                         sum(blocks for _, _, blocks, _ in flagged))
     summary = finish_task(run_id, registered, counts, errors, time.perf_counter() - started, claim)
+    files = {item.document_id: item.file.uri for item in registered}
+    summary = dataclasses.replace(summary, quarantined_pages=tuple(
+        (document_id, files.get(document_id, ""), page_no, checks) for document_id, page_no, checks in quarantined))
     if quarantined:
         log.warning("%d pages quarantined by validation: see the run's quarantined-pages artifact, or "
                     "SELECT * FROM page_issues", len(quarantined))
@@ -68,10 +76,26 @@ def parse_and_finish(run_id: int, registered: list[Registered], batch_size: int,
                     "text or dropped; or a reading order renumbered), with their good blocks: see the run's "
                     "flagged-blocks artifact, or SELECT * FROM page_issues WHERE action <> 'page quarantined'",
                     len(flagged), counts.blocks_flagged)
-    publish_outcome(summary, quarantined, {item.document_id: item.file.uri for item in registered}, flagged)
+    publish_outcome(summary, quarantined, files, flagged)
     if errors:
         raise RunFailed(summary, errors)
     return summary
+
+
+@contextmanager
+def failed_if_raising(run_id: int, started: float) -> Iterator[None]:
+    """A run whose flow raises before it is finished (a source that cannot be listed, the database lost, an
+    interrupt) is closed as failed instead of being left `running`."""
+    try:
+        yield
+    except RunFailed:
+        raise  # finished, with what it stored
+    except BaseException:
+        try:
+            abandon_run(run_id, time.perf_counter() - started)
+        except Exception as error:  # the original error matters more; say why the row stays open
+            get_run_logger().warning("run %d could not be closed as failed: %s", run_id, error)
+        raise
 
 
 @flow(name="digitize", task_runner=task_runner())
@@ -86,8 +110,11 @@ def digitize(source: str, batch_size: int | None = None, force: bool = False) ->
     started = time.perf_counter()
     claim = run_claim()
     run_id = open_run_task(source, claim.claimant)
-    files = discover(source)
-    get_run_logger().info("%d PDF files listed in %s", len(files), source)
-    registered = register(files, claim, force)
-    return parse_and_finish(run_id, registered, batch_size or get_settings().batch_size, claim, started,
-                            reuse=not force)
+    with failed_if_raising(run_id, started):
+        tell(Step("listing", detail=source))
+        files = discover(source)
+        get_run_logger().info("%d PDF files listed in %s", len(files), source)
+        tell(Step("registering", 0, len(files)))
+        registered = register(files, claim, force)
+        return parse_and_finish(run_id, registered, batch_size or get_settings().batch_size, claim, started,
+                                reuse=not force)

@@ -6,7 +6,8 @@ from datetime import datetime
 from prefect import flow, get_run_logger
 
 from db.store import Selection
-from flows.digitize import parse_and_finish, run_claim
+from flows.digitize import failed_if_raising, parse_and_finish, run_claim
+from flows.progress import Step, tell
 from flows.runners import task_runner
 from folio.settings import get_settings
 from tasks.reprocess import reopen_task, select_task
@@ -33,8 +34,10 @@ def reprocess(statuses: list[str] | None = None, ids: list[int] | None = None, s
     selection = Selection(tuple(statuses or ()), tuple(ids or ()), since, until, engine_version, force)
     claim = run_claim()
     run_id = open_run_task(f"reprocess: {selection.describe()}", claim.claimant)
-    document_ids = select_task(selection)
-    get_run_logger().info("%d documents to parse again (%s)", len(document_ids), selection.describe())
-    registered = reopen_task(document_ids, claim)
-    return parse_and_finish(run_id, registered, batch_size or get_settings().batch_size, claim, started,
-                            reuse=not force)
+    with failed_if_raising(run_id, started):
+        tell(Step("selecting", detail=selection.describe()))
+        document_ids = select_task(selection)
+        get_run_logger().info("%d documents to parse again (%s)", len(document_ids), selection.describe())
+        registered = reopen_task(document_ids, claim)
+        return parse_and_finish(run_id, registered, batch_size or get_settings().batch_size, claim, started,
+                                reuse=not force)

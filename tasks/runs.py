@@ -11,6 +11,7 @@ from db.session import get_engine, session_scope
 from db.store import (
     FINISHED,
     Claim,
+    close_unfinished_run,
     document_errors,
     finish_documents,
     finish_run,
@@ -57,6 +58,7 @@ class RunSummary:
     pages_flagged: int = 0  # stored with their blocks, some repaired, demoted or dropped by validation
     blocks_flagged: int = 0
     failures: tuple[tuple[int, str, str], ...] = ()  # (document id, file, error) of the failed documents
+    quarantined_pages: tuple[tuple[int, str, int, str], ...] = ()  # (document id, file, page, failed checks)
 
     @property
     def pages_per_second(self) -> float:
@@ -112,7 +114,7 @@ def finish(engine: Engine, run_id: int, registered: list[Registered], pages: Pag
         )
         counts = {k: v for k, v in asdict(summary).items()
                   if k not in ("run_id", "seconds", "pages_failed", "pages_quarantined", "pages_flagged",
-                               "blocks_flagged", "failures")}
+                               "blocks_flagged", "failures", "quarantined_pages")}
         finish_run(session, run_id, "failed" if batch_errors else "completed", counts, seconds)
     if spool is not None:  # S3 objects streamed for this run, but those a retry still needs
         for item in registered:
@@ -120,6 +122,12 @@ def finish(engine: Engine, run_id: int, registered: list[Registered], pages: Pag
             if path is not None and path.parent == spool and statuses.get(item.document_id, "done") in FINISHED:
                 path.unlink(missing_ok=True)
     return summary
+
+
+def abandon_run(run_id: int, seconds: float, engine: Engine | None = None) -> None:
+    """Close a run whose flow ended before its summary as failed (a run already closed is left as it is)."""
+    with session_scope(engine or get_engine()) as session:
+        close_unfinished_run(session, run_id, seconds)
 
 
 def _finished_or_failed(status: str) -> str:
