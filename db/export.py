@@ -1,13 +1,15 @@
-"""The JSON export (shared/contract/export-format.md), read back from PostgreSQL."""
+"""The JSON export (shared/contract/export-format.md), read back from PostgreSQL, of every document or those a
+filter chooses; other formats render the same dictionaries."""
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session, selectinload
 
+from db.documents import EVERY_DOCUMENT, DocumentFilter, NoSuchDocument, find_document_id
 from db.models import Block, Document, Page, PageTable
 
 _LOAD = (
@@ -70,13 +72,23 @@ def _block(block: Block) -> dict[str, Any]:
     return out
 
 
-def iter_exports(session: Session, batch: int = 50) -> Iterator[dict[str, Any]]:
-    """Every finished document's export, loaded a few documents at a time."""
-    ids = list(
-        session.execute(
-            select(Document.id).where(Document.status.in_(EXPORTED_STATUSES)).order_by(Document.id)
-        ).scalars()
-    )
+def json_body(export: dict[str, Any]) -> str:
+    """A document's export as the contract's JSON."""
+    return json.dumps(export, ensure_ascii=False, indent=1) + "\n"
+
+
+def exported_ids(session: Session, chosen: DocumentFilter = EVERY_DOCUMENT) -> list[int]:
+    """The finished documents the filter chooses, in id order; NoSuchDocument for an id that is not stored."""
+    if chosen.ids:
+        chosen.check_ids(session)
+    return list(session.execute(
+        select(Document.id).where(Document.status.in_(EXPORTED_STATUSES), *chosen.conditions()).order_by(Document.id)
+    ).scalars())
+
+
+def iter_exports(session: Session, ids: list[int] | None = None, batch: int = 50) -> Iterator[dict[str, Any]]:
+    """These documents' exports (default: every finished document's), loaded a few documents at a time."""
+    ids = exported_ids(session) if ids is None else ids
     for start in range(0, len(ids), batch):
         chunk = ids[start:start + batch]
         documents = session.execute(
@@ -87,19 +99,35 @@ def iter_exports(session: Session, batch: int = 50) -> Iterator[dict[str, Any]]:
         session.expunge_all()
 
 
-def export_files(engine: Engine) -> Iterator[tuple[str, bytes]]:
-    """(<sha256>.json, its bytes) for every finished document."""
+Render = Callable[[dict[str, Any]], str]
+
+
+def export_files(engine: Engine, chosen: DocumentFilter = EVERY_DOCUMENT, render: Render = json_body,
+                 suffix: str = ".json") -> Iterator[tuple[str, bytes]]:
+    """(<sha256><suffix>, its bytes) for every finished document the filter chooses."""
     with Session(engine) as session:
-        for export in iter_exports(session):
-            body = json.dumps(export, ensure_ascii=False, indent=1) + "\n"
-            yield f"{export['document']['sha256']}.json", body.encode("utf-8")
+        for export in iter_exports(session, exported_ids(session, chosen)):
+            yield f"{export['document']['sha256']}{suffix}", render(export).encode("utf-8")
 
 
-def write_exports(engine: Engine, out_dir: Path) -> int:
-    """Write <sha256>.json for every finished document; returns how many were written."""
-    out_dir.mkdir(parents=True, exist_ok=True)
+def write_exports(engine: Engine, out_dir: Path, chosen: DocumentFilter = EVERY_DOCUMENT,
+                  render: Render = json_body, suffix: str = ".json") -> int:
+    """Write <sha256><suffix> for every finished document the filter chooses; returns how many were written."""
     count = 0
-    for name, body in export_files(engine):
+    for name, body in export_files(engine, chosen, render, suffix):
+        if not count:  # made only once a document is chosen: a filter that fails leaves nothing behind
+            out_dir.mkdir(parents=True, exist_ok=True)
         (out_dir / name).write_bytes(body)
         count += 1
     return count
+
+
+def one_export(engine: Engine, chosen: DocumentFilter = EVERY_DOCUMENT, reference: str | None = None) -> dict:
+    """The export of the document a reference names (path, sha256 or prefix), else of the one the filter chooses."""
+    with Session(engine) as session:
+        ids = [find_document_id(session, reference)] if reference is not None else exported_ids(session, chosen)
+        if len(ids) != 1:
+            raise NoSuchDocument(f"{len(ids) or 'no'} finished documents match, not one: choose one with the filters"
+                                 " (--id, --sha256, --source, --since)")
+        [export] = iter_exports(session, ids)
+    return export
