@@ -32,13 +32,26 @@ class Deployment:
     parameters: dict[str, Any] = field(default_factory=dict)
     concurrency_limit: int | None = None
     tags: tuple[str, ...] = ("folio",)
+    paused: bool = False
+
+
+def nightly_paused_because(settings: Settings) -> str | None:
+    """Why nightly-digitization is registered paused: FOLIO_NIGHTLY_SOURCE unset, or a folder that does not exist."""
+    if "nightly_source" not in settings.model_fields_set:
+        return "set FOLIO_NIGHTLY_SOURCE to the folder or s3://bucket/prefix it should read, then register again"
+    source = settings.nightly_source
+    if not source.startswith("s3://") and not Path(source).expanduser().exists():
+        return f"FOLIO_NIGHTLY_SOURCE={source} does not exist"
+    return None
 
 
 def deployments(settings: Settings) -> list[Deployment]:
     return [
         Deployment("nightly-digitization", "flows/digitize.py:digitize",
-                   "Every night: list the archive's inbox and parse what is new. One run at a time.",
-                   cron=settings.nightly_cron, parameters={"source": settings.nightly_source}, concurrency_limit=1),
+                   "Every night: list the archive's inbox and parse what is new. One run at a time. Paused until "
+                   "FOLIO_NIGHTLY_SOURCE names a folder that exists or an S3 prefix.",
+                   cron=settings.nightly_cron, parameters={"source": settings.nightly_source}, concurrency_limit=1,
+                   paused=nightly_paused_because(settings) is not None),
         Deployment("ingest", "flows/digitize.py:digitize",
                    "Start a run by hand: a folder, an S3 prefix or one PDF."),
         Deployment("reprocess", "flows/reprocess.py:reprocess",
@@ -66,6 +79,6 @@ def register_deployments(settings: Settings | None = None) -> dict[str, UUID]:
             name=spec.name, work_pool_name=settings.work_pool, build=False, push=False,
             schedule=Cron(spec.cron, timezone=settings.timezone) if spec.cron else None,
             parameters=spec.parameters, concurrency_limit=spec.concurrency_limit, description=spec.description,
-            tags=list(spec.tags), print_next_steps=False, ignore_warnings=True,
+            tags=list(spec.tags), paused=spec.paused, print_next_steps=False, ignore_warnings=True,
         )
     return registered

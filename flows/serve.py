@@ -2,19 +2,22 @@
 
 Joins the Prefect server in PREFECT_API_URL when one answers there, else starts `prefect server
 start` (its database under FOLIO_HOME); registers the deployments; runs a process worker on
-folio's pool until interrupted.
+folio's pool until Ctrl-C or SIGTERM, which stop the worker and the server it started, and wait for them.
 """
 
 import os
+import signal
 import subprocess
 import sys
 import time
 import urllib.request
 from collections.abc import Callable
+from contextlib import suppress
 
 from folio.settings import Settings
 
 STARTUP_SECONDS = 180
+STOP_SECONDS = 30  # how long a process may take to stop after SIGTERM before it is killed
 
 
 def api_answers(api_url: str) -> bool:
@@ -35,35 +38,62 @@ def wait_for_api(api_url: str, server: subprocess.Popen | None) -> None:
         time.sleep(0.5)
 
 
+def start(command: list[str], env: dict[str, str] | None = None) -> subprocess.Popen:
+    """A child in a process group of its own, so that stopping it reaches what it starts in turn."""
+    return subprocess.Popen(command, env=env, start_new_session=True)
+
+
+def stop(processes: list[subprocess.Popen]) -> None:
+    """SIGTERM to each child's group, newest first; wait for each, then kill whatever of its group is left."""
+    for process in reversed(processes):
+        with suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+    for process in reversed(processes):
+        try:
+            process.wait(timeout=STOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        with suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def serve(settings: Settings, host: str, port: int, say: Callable[[str], None]) -> int:
-    """Bring the server (if needed), the deployments and a worker up; return when the worker ends."""
+    """Bring the server (if needed), the deployments and a worker up; return when the worker ends or a signal
+    (SIGINT, SIGTERM) stops them all."""
     api_url = os.environ.get("PREFECT_API_URL") or f"http://{host}:{port}/api"
     processes: list[subprocess.Popen] = []
+    handlers = {number: signal.signal(number, _interrupt) for number in (signal.SIGINT, signal.SIGTERM)}
     try:
         if not api_answers(api_url):
             say(f"starting the Prefect server on http://{host}:{port} (data under {os.environ['PREFECT_HOME']})")
             ui_env = {"PREFECT_SERVER_API_HOST": host, "PREFECT_SERVER_API_PORT": str(port),
                       "PREFECT_UI_API_URL": api_url}  # the UI's pages call the API at this address
-            processes.append(subprocess.Popen([sys.executable, "-m", "prefect", "server", "start", "--host", host,
-                                               "--port", str(port)], env={**os.environ, **ui_env}))
+            processes.append(start([sys.executable, "-m", "prefect", "server", "start", "--host", host,
+                                    "--port", str(port)], env={**os.environ, **ui_env}))
             wait_for_api(api_url, processes[0])
         os.environ["PREFECT_API_URL"] = api_url  # before Prefect's settings are first read
-        from deployments.definitions import register_deployments
+        from deployments.definitions import nightly_paused_because, register_deployments
 
         for name in register_deployments(settings):
             say(f"deployment {name} registered")
-        worker = subprocess.Popen([sys.executable, "-m", "prefect", "worker", "start", "--pool", settings.work_pool,
-                                   "--type", "process"])
+        if reason := nightly_paused_because(settings):
+            say(f"nightly-digitization is paused: {reason}")
+        worker = start([sys.executable, "-m", "prefect", "worker", "start", "--pool", settings.work_pool,
+                        "--type", "process"])
         processes.append(worker)
         say(f"Prefect UI: {api_url.removesuffix('/api')} — start `ingest` from Deployments; Ctrl-C stops")
         return worker.wait()
     except KeyboardInterrupt:
+        say("stopping the worker" + (" and the Prefect server" if len(processes) > 1 else ""))
         return 0
     finally:
-        for process in reversed(processes):
-            process.terminate()
-        for process in reversed(processes):
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        for number in handlers:  # a second signal must not cut the stopping short
+            signal.signal(number, signal.SIG_IGN)
+        stop(processes)
+        for number, handler in handlers.items():
+            signal.signal(number, handler)
