@@ -1,10 +1,10 @@
-"""The `folio` command line: run, export, sql, status, db."""
+"""The `folio` command line: each command's handler, thin; arguments, errors, progress and summaries live in
+folio.cli."""
 
 import argparse
 import os
 import sys
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -12,23 +12,29 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from folio.cli.errors import ExitCode, UsageError, debugging, report
+from folio.cli.parser import parse_arguments
+from folio.cli.preflight import check_database, check_source
+from folio.cli.progress import shown as progress_shown
+from folio.cli.summary import summary_lines
 from folio.settings import Settings, get_settings
 
 if TYPE_CHECKING:
     from prefect.states import State
 
-    from tasks.runs import RunSummary
-
 console = Console(width=None if sys.stdout.isatty() else 160)
 
 
-def prepare_environment(settings: Settings) -> None:
-    """Prefect's home under FOLIO_HOME and its telemetry off, before Prefect is first imported."""
+def prepare_environment(settings: Settings, quiet: bool = True) -> None:
+    """Prefect's home under FOLIO_HOME and its telemetry off, before Prefect is first imported; quiet: Prefect's
+    and the libraries' log lines kept off the terminal (folio says what matters itself)."""
     settings.home_dir.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("PREFECT_HOME", str(settings.prefect_home))
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("DO_NOT_TRACK", "1")
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+    if quiet:
+        os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "CRITICAL")
 
 
 DEMO_QUERY = """
@@ -40,11 +46,15 @@ ORDER BY d.id, p.page_no, b.reading_order
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    check_source(args.source)
+    check_database()
     from flows.digitize import digitize
     from tasks.discover import path_uri
 
     source = args.source if args.source.startswith("s3://") else path_uri(Path(args.source))  # a name not UTF-8
-    return report_run(digitize(source=source, batch_size=args.batch_size, return_state=True), source)
+    with progress_shown(live=not args.verbose):
+        state = digitize(source=source, batch_size=args.batch_size, return_state=True)
+    return report_run(state, source)
 
 
 def cmd_reprocess(args: argparse.Namespace) -> int:
@@ -54,18 +64,22 @@ def cmd_reprocess(args: argparse.Namespace) -> int:
     engine_version = OTHER_VERSIONS if args.engine_version == "" else args.engine_version
     selection = Selection(tuple(args.status or ()), tuple(args.id or ()), args.since, args.until, engine_version,
                           args.force)  # a ValueError here says what is wrong before any flow starts
-    state = reprocess(statuses=list(selection.statuses), ids=list(selection.ids), since=selection.since,
-                      until=selection.until, engine_version=selection.engine_version, force=selection.force,
-                      batch_size=args.batch_size, return_state=True)
+    check_database()
+    with progress_shown(live=not args.verbose):
+        state = reprocess(statuses=list(selection.statuses), ids=list(selection.ids), since=selection.since,
+                          until=selection.until, engine_version=selection.engine_version, force=selection.force,
+                          batch_size=args.batch_size, return_state=True)
     return report_run(state, f"reprocess: {selection.describe()}")
 
 
 def cmd_deploy(args: argparse.Namespace) -> int:
-    from deployments.definitions import register_deployments
+    from deployments.definitions import nightly_paused_because, register_deployments
 
     settings = get_settings()
     for name, deployment_id in register_deployments(settings).items():
-        console.print(f"deployment {name}: {deployment_id} (work pool {settings.work_pool})")
+        console.print(f"deployment {name}: {deployment_id} (work pool {settings.work_pool})", highlight=False)
+    if reason := nightly_paused_because(settings):
+        console.print(f"nightly-digitization is paused: {reason}", highlight=False)
     console.print(f"Start a worker to run them: prefect worker start --pool {settings.work_pool}")
     return 0
 
@@ -88,15 +102,17 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     from folio.annotate import annotate_page, load_document
 
     out = annotate_page(load_document(get_engine(), args.document), args.page, Path(args.out), args.dpi)
-    console.print(f"page {args.page} with its blocks drawn: {out}")
+    console.print(f"page {args.page} with its blocks drawn: {out}", highlight=False)
     return 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     from db.session import get_engine
-    from folio.annotate import load_document, write_report
+    from folio.annotate import load_document
+    from folio.report import write_report
 
-    console.print(f"report: {write_report(load_document(get_engine(), args.document), Path(args.out), args.dpi)}")
+    index = write_report(load_document(get_engine(), args.document), Path(args.out), args.dpi)
+    console.print(f"report: {index}", highlight=False)
     return 0
 
 
@@ -106,14 +122,14 @@ def report_run(state: "State", source: str) -> int:
 
     outcome = state.result(raise_on_failure=False)
     if isinstance(outcome, RunFailed):
-        print_summary(outcome.summary, source)
-        console.print(f"folio: the run failed: {outcome}\nRetry the flow run (Prefect UI) or run again: "
-                      "pages already stored are kept.", style="red", markup=False, highlight=False)
-        return 1
+        print("\n".join(summary_lines(outcome.summary, source)))
+        print(f"folio: the run failed: {outcome}\nRetry the flow run (Prefect UI) or run again: pages already "
+              "stored are kept.", file=sys.stderr)
+        return ExitCode.FAILED
     if isinstance(outcome, BaseException):
         raise outcome
-    print_summary(outcome, source)
-    return 0
+    print("\n".join(summary_lines(outcome, source)))
+    return ExitCode.OK
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -123,7 +139,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     folder = get_settings().home_dir / "samples"
     write_samples(folder)
-    if code := report_run(digitize(source=str(folder), return_state=True), str(folder)):
+    check_database()
+    with progress_shown(live=not args.verbose):
+        state = digitize(source=str(folder), return_state=True)
+    if code := report_run(state, str(folder)):
         return code
     console.print("Example query (run your own with: folio sql \"SELECT ...\"):", style="bold")
     console.print(DEMO_QUERY, markup=False, highlight=False)
@@ -131,35 +150,33 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def print_summary(summary: "RunSummary", source: str) -> None:
-    table = Table(title=f"folio run {summary.run_id}: {source}")
-    for column in ("files", "done", "duplicate", "reused", "failed", "quarantined", "pages parsed", "pages reused",
-                   "seconds", "pages/s"):
-        table.add_column(column, justify="right")
-    table.add_row(
-        str(summary.files_listed), str(summary.documents_done), str(summary.documents_duplicate),
-        str(summary.documents_reused), str(summary.documents_failed), str(summary.documents_quarantined),
-        str(summary.pages_parsed) + (f" (+{summary.pages_failed} failed)" if summary.pages_failed else "")
-        + (f" ({summary.pages_quarantined} quarantined)" if summary.pages_quarantined else "")
-        + (f" ({summary.blocks_flagged} blocks flagged)" if summary.blocks_flagged else ""),
-        str(summary.pages_reused),
-        f"{summary.seconds:.1f}", f"{summary.pages_per_second:.2f}",
-    )
-    console.print(table)
-
-
 def cmd_export(args: argparse.Namespace) -> int:
-    from db.export import write_exports
+    from db.documents import DocumentFilter
+    from db.export import export_files, one_export, write_exports
     from db.session import get_engine
+    from folio.formats import FORMATS
 
+    chosen = DocumentFilter(tuple(args.id or ()), tuple(args.sha256 or ()), tuple(args.source or ()), args.since)
+    form = FORMATS[args.format]
+    if args.out == "-":
+        sys.stdout.write(form.render(one_export(get_engine(), chosen)))
+        return 0
     if args.out.startswith("s3://"):
-        from db.export import export_files
         from tasks.s3 import put_files
 
-        count = put_files(export_files(get_engine()), args.out, "application/json")
+        count = put_files(export_files(get_engine(), chosen, form.render, form.suffix), args.out, form.content_type)
     else:
-        count = write_exports(get_engine(), Path(args.out))
-    console.print(f"{count} documents exported to {args.out}")
+        count = write_exports(get_engine(), Path(args.out), chosen, form.render, form.suffix)
+    console.print(f"{count} documents exported to {args.out} ({args.format})", highlight=False)
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from db.export import one_export
+    from db.session import get_engine
+    from folio.formats import to_markdown
+
+    sys.stdout.write(to_markdown(one_export(get_engine(), reference=args.document)))
     return 0
 
 
@@ -196,7 +213,7 @@ def cmd_db(args: argparse.Namespace) -> int:
         from db.roles import grant_reader
 
         if not args.target:
-            raise ValueError("name the role: folio db grant-reader NAME")
+            raise UsageError("name the role: folio db grant-reader NAME")
         upgrade(engine)
         grant_reader(engine, args.target, args.password)
         console.print(f"role {args.target} may read every table and view of {engine.url.database}, and write nothing"
@@ -255,107 +272,21 @@ def print_rows(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> None
     console.print(f"({len(rows)} rows)")
 
 
-def timestamp(value: str) -> datetime:
-    """An ISO date or time; without a zone it is UTC."""
-    parsed = datetime.fromisoformat(value)
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="folio", description="Digitize archives of PDFs into PostgreSQL.")
-    commands = parser.add_subparsers(dest="command", required=True)
-
-    run = commands.add_parser("run", help="run the digitize flow on a folder or a PDF")
-    run.add_argument("source", help="a folder or an s3://bucket/prefix (searched recursively), or one PDF")
-    run.add_argument("--batch-size", type=int, default=None, help="pages per batch task (FOLIO_BATCH_SIZE)")
-    run.set_defaults(handler=cmd_run)
-
-    reprocess = commands.add_parser(
-        "reprocess", help="parse finished documents again: by status, id, date or engine version",
-        description="Parse finished documents again. Filters combine with AND; without --engine-version or "
-                    "--force only failed and quarantined documents are chosen.")
-    reprocess.add_argument("--status", nargs="+", choices=("failed", "quarantined", "done"),
-                           help="documents with these statuses")
-    reprocess.add_argument("--id", nargs="+", type=int, help="documents with these ids")
-    reprocess.add_argument("--since", type=timestamp, help="documents last changed at or after (ISO date or time)")
-    reprocess.add_argument("--until", type=timestamp, help="documents last changed before (ISO date or time)")
-    reprocess.add_argument("--engine-version", nargs="?", const="", default=None, metavar="VERSION",
-                           help="done documents whose results came from VERSION; without a value: from any "
-                                "version but the running engine's")
-    reprocess.add_argument("--force", action="store_true",
-                           help="parse the chosen documents again even if their results are current, and do not "
-                                "reuse stored results of identical pages")
-    reprocess.add_argument("--batch-size", type=int, default=None, help="pages per batch task (FOLIO_BATCH_SIZE)")
-    reprocess.set_defaults(handler=cmd_reprocess)
-
-    deploy = commands.add_parser("deploy", help="register the deployments (nightly-digitization, ingest, "
-                                                "reprocess) and their work pool with the Prefect API")
-    deploy.set_defaults(handler=cmd_deploy)
-
-    serve = commands.add_parser("serve", help="the Prefect UI with folio's deployments and a worker: starts a "
-                                              "Prefect server unless PREFECT_API_URL answers")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=4200)
-    serve.set_defaults(handler=cmd_serve)
-
-    demo = commands.add_parser("demo", help="make sample PDFs under FOLIO_HOME, run on them, query the result")
-    demo.add_argument("--limit", type=int, default=25, help="rows of the example query to print")
-    demo.set_defaults(handler=cmd_demo)
-
-    export = commands.add_parser("export", help="write <sha256>.json per stored document, read from PostgreSQL")
-    export.add_argument("--out", required=True, help="folder, or s3://bucket/prefix, to write into")
-    export.set_defaults(handler=cmd_export)
-
-    sql = commands.add_parser("sql", help="run one read-only SQL query and print the rows")
-    sql.add_argument("query")
-    sql.add_argument("--limit", type=int, default=1000, help="print at most this many rows")
-    sql.set_defaults(handler=cmd_sql)
-
-    status = commands.add_parser("status", help="documents and pages by status")
-    status.set_defaults(handler=cmd_status)
-
-    search = commands.add_parser("search", help="full-text search over the stored text: best blocks first")
-    search.add_argument("query", help='words, "a phrase", or, -word (web search syntax)')
-    search.add_argument("--limit", type=int, default=20)
-    search.set_defaults(handler=cmd_search)
-
-    inspect = commands.add_parser("inspect", help="a page as a PNG with every block's box, type and order drawn")
-    inspect.add_argument("document", help="sha256 (or 8+ leading characters) or a path the document was seen at")
-    inspect.add_argument("--page", type=int, default=1)
-    inspect.add_argument("--out", required=True, help="PNG file to write")
-    inspect.add_argument("--dpi", type=int, default=110)
-    inspect.set_defaults(handler=cmd_inspect)
-
-    report = commands.add_parser("report", help="an HTML report of a document: pages with overlays, tables, "
-                                                "formulas")
-    report.add_argument("document", help="sha256 (or 8+ leading characters) or a path the document was seen at")
-    report.add_argument("--out", required=True, help="folder to write index.html and page pictures into")
-    report.add_argument("--dpi", type=int, default=110)
-    report.set_defaults(handler=cmd_report)
-
-    engine = commands.add_parser("engine", help="the parsing engine's models and runtimes")
-    engine.add_argument("action", choices=("info", "build"),
-                        help="info: which runtime and device each model uses and why; build: TensorRT plans now")
-    engine.set_defaults(handler=cmd_engine)
-
-    db = commands.add_parser("db", help="schema migrations")
-    db.add_argument("action", choices=("upgrade", "downgrade", "current", "grant-reader"),
-                    help="grant-reader NAME: a login role that can read every table and view and write nothing")
-    db.add_argument("target", nargs="?", help="revision (upgrade: head, downgrade: -1), or the role's name")
-    db.add_argument("--password", help="grant-reader: the role's password (else: as the server's rules allow)")
-    db.set_defaults(handler=cmd_db)
-    return parser
+HANDLERS = {
+    "run": cmd_run, "reprocess": cmd_reprocess, "deploy": cmd_deploy, "serve": cmd_serve, "demo": cmd_demo,
+    "export": cmd_export, "show": cmd_show, "sql": cmd_sql, "status": cmd_status, "search": cmd_search,
+    "inspect": cmd_inspect, "report": cmd_report, "engine": cmd_engine, "db": cmd_db,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    settings = get_settings()
-    prepare_environment(settings)
+    """Run one command; every expected failure is a line on stderr and an exit code (folio.cli.errors)."""
+    args = parse_arguments(None if argv is None else list(argv))
     try:
-        return args.handler(args)
-    except (FileNotFoundError, NotImplementedError, ValueError) as error:
-        console.print(f"[red]folio {args.command}: {error}[/red]")
-        return 2
+        prepare_environment(get_settings(), quiet=not args.verbose and args.command != "serve")
+        return HANDLERS[args.command](args)
+    except (Exception, KeyboardInterrupt) as error:
+        return report(args.command, error, debugging(args.debug))
     finally:
         from db.session import dispose_engines
 

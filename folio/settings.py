@@ -3,6 +3,7 @@
 import os
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -29,7 +30,7 @@ class Settings(BaseSettings):
     workers: int = Field(default=1, ge=1, le=64, description="batch tasks run at once: threads of the flow's "
                          "process, or the processes of a local Dask cluster; each model then gets cores/workers "
                          "threads")
-    device: str = Field(default="auto", pattern="^(auto|cpu|cuda)$", description="where models run")
+    device: Literal["auto", "cpu", "cuda"] = Field(default="auto", description="where models run")
     gpu_slots: int = Field(default=1, ge=1, le=64, description="batch tasks that may hold the GPU at once")
     engine_cache_dir: Path | None = Field(default=None, alias="FOLIO_ENGINE_CACHE", description="where derived "
                                           "models are kept (TensorRT plans, int8 and exported graphs); unset: "

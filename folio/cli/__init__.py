@@ -1,0 +1,1 @@
+"""The pieces of the `folio` command line: arguments and help, errors and exit codes, progress, summaries."""
