@@ -14,6 +14,7 @@ from db.embedded import get_server
 from db.migrate import head_revision
 from db.passwords import passfile
 from db.server import start_embedded
+from engine import ENGINE_VERSION
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +36,10 @@ def demo(folio_home: Path) -> subprocess.CompletedProcess:
 
 def test_demo_prints_the_summary_and_stored_blocks(demo: subprocess.CompletedProcess, folio_home: Path):
     assert demo.returncode == 0, demo.stderr[-3000:]
-    assert "files" in demo.stdout and "pages/s" in demo.stdout
+    assert "  files  2 listed: 2 done, 0 duplicate, 0 reused, 0 failed, 0 quarantined" in demo.stdout
+    assert "pages/s" in demo.stdout
+    assert "folio: parsing 3 pages" in demo.stderr and "folio: 3/3 pages" in demo.stderr  # not a terminal: lines
+    assert "Finished in state" not in demo.stderr and "great_expectations" not in demo.stderr
     assert "Annual Report of the Municipal Archive" in demo.stdout
     assert "harbour-letter-scan.pdf" in demo.stdout
     assert (folio_home / "pgdata" / "PG_VERSION").exists()
@@ -44,8 +48,7 @@ def test_demo_prints_the_summary_and_stored_blocks(demo: subprocess.CompletedPro
 def test_demo_again_stores_nothing_new(demo: subprocess.CompletedProcess, folio_home: Path):
     again = folio(folio_home, "demo")
     assert again.returncode == 0, again.stderr[-3000:]
-    summary = next(line for line in again.stdout.splitlines() if line.startswith("│"))
-    assert [cell.strip() for cell in summary.strip("│").split("│")][:3] == ["2", "0", "2"]
+    assert "  files  2 listed: 0 done, 2 duplicate," in again.stdout
 
 
 def test_sql_reads_and_refuses_writes(demo: subprocess.CompletedProcess, folio_home: Path, tmp_path: Path):
@@ -99,4 +102,13 @@ def test_status_export_and_db(demo: subprocess.CompletedProcess, folio_home: Pat
 def test_a_missing_source_is_a_clear_error(folio_home: Path):
     result = folio(folio_home, "run", str(folio_home / "no-such-folder"))
     assert result.returncode == 2
-    assert "source not found" in result.stdout
+    assert result.stderr == f"folio run: source not found: {folio_home / 'no-such-folder'}\n"
+
+
+def test_version_and_help(folio_home: Path):
+    version = folio(folio_home, "--version")
+    assert version.returncode == 0
+    assert version.stdout.splitlines()[1:] == [f"engine {ENGINE_VERSION}", f"schema head {head_revision()}"]
+    page = folio(folio_home, "export", "--help")
+    assert page.returncode == 0 and "--source GLOB" in page.stdout
+    assert "examples:\n  folio export --out exports/" in page.stdout

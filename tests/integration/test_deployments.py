@@ -22,7 +22,7 @@ def test_deployments_register_with_their_schedule_and_forms():
     [schedule] = nightly.schedules
     assert (schedule.schedule.cron, schedule.schedule.timezone, schedule.active) == (
         "30 1 * * *", "Europe/Berlin", True)
-    assert nightly.parameters == {"source": "s3://archive/inbox"}
+    assert nightly.parameters == {"source": "s3://archive/inbox"} and not nightly.paused
     assert nightly.global_concurrency_limit.limit == 1
     assert not ingest.schedules and ingest.work_pool_name == "folio-test-pool"
     form = ingest.parameter_openapi_schema["properties"]
@@ -30,3 +30,12 @@ def test_deployments_register_with_their_schedule_and_forms():
     assert "s3://bucket/prefix" in form["source"]["description"] and form["force"]["default"] is False
     assert {"statuses", "ids", "since", "until", "engine_version", "force"} <= set(
         reprocess.parameter_openapi_schema["properties"])
+
+
+def test_nightly_is_paused_until_its_source_exists(tmp_path):
+    for settings, paused in ((Settings(work_pool="folio-test-pool"), True),
+                             (Settings(work_pool="folio-test-pool", nightly_source=str(tmp_path / "inbox")), True),
+                             (Settings(work_pool="folio-test-pool", nightly_source=str(tmp_path)), False)):
+        register_deployments(settings)
+        with get_client(sync_client=True) as client:
+            assert client.read_deployment_by_name("digitize/nightly-digitization").paused is paused, settings

@@ -215,9 +215,11 @@ def embedded(url: str) -> bool:
     return "passfile" in make_url(url).query
 
 
-def colour_pixels(png: Path, colour: tuple[float, float, float], tolerance: int = 40) -> int:
+def colour_pixels(png: Path, colour: tuple[float, float, float], tolerance: int = 40,
+                  columns: slice = slice(None)) -> int:
     pixmap = pymupdf.Pixmap(str(png))
-    pixels = np.frombuffer(pixmap.samples, dtype=np.uint8).reshape(-1, pixmap.n)[:, :3].astype(int)
+    picture = np.frombuffer(pixmap.samples, dtype=np.uint8).reshape(pixmap.height, pixmap.width, pixmap.n)
+    pixels = picture[:, columns, :3].reshape(-1, 3).astype(int)
     target = np.array([round(255 * c) for c in colour])
     return int(np.count_nonzero(np.all(np.abs(pixels - target) <= tolerance, axis=1)))
 
@@ -226,9 +228,11 @@ def test_inspect_draws_every_block_and_report_shows_them(database: Engine, store
     png = tmp_path / "page.png"
     assert cli.main(["inspect", str(stored / "formula.pdf"), "--page", "1", "--out", str(png)]) == 0
     pixmap = pymupdf.Pixmap(str(png))
-    assert (pixmap.width, pixmap.height) == (910, 1287)  # A4 (595 x 842 pt) at 110 dpi, rounded up
+    # A4 (595 x 842 pt: 910 x 1287 px at 110 dpi) with a 72 pt margin on each side for the labels, a legend below
+    assert pixmap.width == 910 + 2 * 110 and pixmap.height > 1287
     for kind in ("table", "formula", "title", "text"):
         assert colour_pixels(png, COLOURS[kind]) > 200, kind  # its boxes and its labels are there
+    assert colour_pixels(png, COLOURS["title"], columns=slice(0, 110)) > 20  # its label: beside the page, not on it
     plain = tmp_path / "plain.png"
     with pymupdf.open(stored / "formula.pdf") as document:
         document[0].get_pixmap(dpi=110).save(plain)

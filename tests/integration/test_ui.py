@@ -1,5 +1,6 @@
 """The Prefect UI as people use it: `folio serve`, the deployments seen in headless Chromium, `ingest` started
-with a parameter, and a flow run that failed retried with the UI's own Retry button."""
+with a parameter, and a flow run that failed retried with the UI's own Retry button; and a document's report
+with its formulas typeset."""
 
 import os
 import socket
@@ -14,12 +15,15 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import WebDriverWait
-from sqlalchemy import text
+from sqlalchemy import Engine, text
 
 from db.session import get_engine
+from engine import ENGINE_VERSION
+from flows import cli
 from folio.settings import Settings
 from tests import pdfs
 from tests.integration.folio_process import FolioProcess
+from tests.integration.stored import store_sample
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"  # Debian's; `make test` installs them
 ARTIFACTS = Path(os.environ.get("FOLIO_TEST_ARTIFACTS", Path(__file__).resolve().parents[2] / "test-artifacts"))
@@ -114,3 +118,21 @@ def test_deployments_ingest_and_a_retry_from_the_ui(served: tuple[str, str], bro
         stored = connection.execute(text("SELECT regexp_replace(first_source, '^.*/', ''), status FROM documents "
                                          "ORDER BY id")).all()
     assert stored == [("report.pdf", "done"), ("scan.pdf", "done")]
+
+
+def test_a_report_typesets_its_formulas_offline(database: Engine, browser: WebDriver, tmp_path: Path):
+    sample = store_sample(database, tmp_path / "archive")
+    report = tmp_path / "report"
+    assert cli.main(["report", sample.sha256[:12], "--out", str(report)]) == 0
+    browser.get((report / "index.html").as_uri())  # from the folder alone: MathJax is copied there
+    WebDriverWait(browser, 60).until(
+        lambda b: b.find_elements(By.CSS_SELECTOR, ".formula mjx-container svg"))
+    header = browser.find_element(By.TAG_NAME, "header").text
+    assert sample.sha256 in header and str(sample.pdf) in header and "quarantined" in header
+    assert "2: 1 done, 1 quarantined" in header and ENGINE_VERSION in header
+    assert [link.text for link in browser.find_elements(By.CSS_SELECTOR, "nav a")] == ["1", "2", "top"]
+    assert len(browser.find_elements(By.TAG_NAME, "mjx-container")) == 1  # the formula, and no other text
+    browser.execute_script("document.querySelector('.formula').scrollIntoView({block: 'center'})")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    screenshot = ARTIFACTS / "report-formula.png"
+    assert browser.save_screenshot(str(screenshot)) and screenshot.stat().st_size > 10_000

@@ -1,0 +1,60 @@
+"""`folio serve` stopped as a service manager stops it: SIGTERM to its process alone leaves nothing it started."""
+
+import os
+import signal
+import socket
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.integration.folio_process import FolioProcess
+
+
+def children(pid: int) -> set[int]:
+    """The processes whose parent is pid, from /proc."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # gone meanwhile
+            if int(fields[1]) == pid:
+                found.add(int(entry.name))
+    return found
+
+
+def descendants(pid: int) -> set[int]:
+    found, todo = set(), [pid]
+    while todo:
+        new = children(todo.pop()) - found
+        found |= new
+        todo.extend(new)
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Running, not a zombie waiting to be reaped."""
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_sigterm_stops_the_server_and_the_worker(new_database_url: Callable[[], str], tmp_path: Path):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    serve = FolioProcess(["serve", "--port", str(port)], new_database_url(), tmp_path / "home")
+    try:
+        serve.wait_for("Worker", timeout=300)
+        started = descendants(serve.process.pid)
+        assert len(started) >= 2, started  # the Prefect server and the worker at least
+        os.kill(serve.process.pid, signal.SIGTERM)  # the command alone, not its process group
+        assert serve.process.wait(timeout=120) == 0
+    finally:
+        if serve.process.poll() is None:
+            serve.kill()
+    assert not [pid for pid in started if alive(pid)], "".join(serve.lines)[-3000:]
+    output = "".join(serve.lines)
+    assert "nightly-digitization is paused: set FOLIO_NIGHTLY_SOURCE" in output
+    assert "stopping the worker and the Prefect server" in output
