@@ -64,10 +64,10 @@ class FolioProcess:
 
 
 class FolioRun(FolioProcess):
-    """`folio run SOURCE`."""
+    """`folio run SOURCE --verbose`: with Prefect's log lines, which tests wait for."""
 
     def __init__(self, source: Path | str, database_url: str, home: Path, **settings: str):
-        super().__init__(["run", str(source)], database_url, home, **settings)
+        super().__init__(["run", str(source), "--verbose"], database_url, home, **settings)
 
 
 def wait_for_blocked_insert(url: str, timeout: float = 300) -> None:
