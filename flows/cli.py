@@ -213,7 +213,7 @@ def cmd_db(args: argparse.Namespace) -> int:
         from db.roles import grant_reader
 
         if not args.target:
-            raise UsageError("name the role: folio db grant-reader NAME")
+            raise ValueError("name the role: folio db grant-reader NAME")
         upgrade(engine)
         grant_reader(engine, args.target, args.password)
         console.print(f"role {args.target} may read every table and view of {engine.url.database}, and write nothing"
@@ -239,13 +239,10 @@ def cmd_engine(args: argparse.Namespace) -> int:
     vlm = get_settings().engine == "vlm"
     if args.action == "build":
         if vlm:
-            console.print("[red]folio engine build: FOLIO_ENGINE=vlm: the model runs on its server; there is "
-                          "nothing to build here[/red]")
-            return 2
+            raise UsageError("FOLIO_ENGINE=vlm: the model runs on its server; there is nothing to build here")
         if config.device == "cpu" or not tensorrt_installed() or not cuda_visible():
-            console.print("[red]folio engine build: TensorRT engines need FOLIO_DEVICE auto or cuda, the tensorrt "
-                          "package and a CUDA device; ONNX Runtime needs no build[/red]")
-            return 2
+            raise UsageError("TensorRT engines need FOLIO_DEVICE auto or cuda, the tensorrt package and a CUDA "
+                             "device; ONNX Runtime needs no build")
     if vlm:
         pipeline = build_vlm_engine(vlm_config(), check_model=False)
         print_rows(["VLM engine", ""], pipeline.describe())

@@ -45,10 +45,11 @@ def start(command: list[str], env: dict[str, str] | None = None) -> subprocess.P
 
 def stop(processes: list[subprocess.Popen]) -> None:
     """SIGTERM to each child's group, newest first; wait for each, then kill whatever of its group is left."""
-    for process in reversed(processes):
+    processes = processes[::-1]
+    for process in processes:
         with suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGTERM)
-    for process in reversed(processes):
+    for process in processes:
         try:
             process.wait(timeout=STOP_SECONDS)
         except subprocess.TimeoutExpired:
@@ -66,16 +67,16 @@ def serve(settings: Settings, host: str, port: int, say: Callable[[str], None]) 
     """Bring the server (if needed), the deployments and a worker up; return when the worker ends or a signal
     (SIGINT, SIGTERM) stops them all."""
     api_url = os.environ.get("PREFECT_API_URL") or f"http://{host}:{port}/api"
-    processes: list[subprocess.Popen] = []
+    processes: dict[str, subprocess.Popen] = {}  # what this call started, by name, oldest first
     handlers = {number: signal.signal(number, _interrupt) for number in (signal.SIGINT, signal.SIGTERM)}
     try:
         if not api_answers(api_url):
             say(f"starting the Prefect server on http://{host}:{port} (data under {os.environ['PREFECT_HOME']})")
             ui_env = {"PREFECT_SERVER_API_HOST": host, "PREFECT_SERVER_API_PORT": str(port),
                       "PREFECT_UI_API_URL": api_url}  # the UI's pages call the API at this address
-            processes.append(start([sys.executable, "-m", "prefect", "server", "start", "--host", host,
-                                    "--port", str(port)], env={**os.environ, **ui_env}))
-            wait_for_api(api_url, processes[0])
+            processes["the Prefect server"] = start([sys.executable, "-m", "prefect", "server", "start", "--host",
+                                                     host, "--port", str(port)], env={**os.environ, **ui_env})
+            wait_for_api(api_url, processes["the Prefect server"])
         os.environ["PREFECT_API_URL"] = api_url  # before Prefect's settings are first read
         from deployments.definitions import nightly_paused_because, register_deployments
 
@@ -83,17 +84,17 @@ def serve(settings: Settings, host: str, port: int, say: Callable[[str], None]) 
             say(f"deployment {name} registered")
         if reason := nightly_paused_because(settings):
             say(f"nightly-digitization is paused: {reason}")
-        worker = start([sys.executable, "-m", "prefect", "worker", "start", "--pool", settings.work_pool,
-                        "--type", "process"])
-        processes.append(worker)
+        processes["the worker"] = start([sys.executable, "-m", "prefect", "worker", "start", "--pool",
+                                         settings.work_pool, "--type", "process"])
         say(f"Prefect UI: {api_url.removesuffix('/api')} — start `ingest` from Deployments; Ctrl-C stops")
-        return worker.wait()
+        return processes["the worker"].wait()
     except KeyboardInterrupt:
-        say("stopping the worker" + (" and the Prefect server" if len(processes) > 1 else ""))
+        if processes:
+            say("stopping " + " and ".join(reversed(processes)))
         return 0
     finally:
         for number in handlers:  # a second signal must not cut the stopping short
             signal.signal(number, signal.SIG_IGN)
-        stop(processes)
+        stop(list(processes.values()))
         for number, handler in handlers.items():
             signal.signal(number, handler)
