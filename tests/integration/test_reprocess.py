@@ -116,7 +116,7 @@ def test_a_document_whose_file_is_gone_is_failed_with_the_reason(database: Engin
 def test_reprocess_refuses_an_unclear_selection(arguments: list[str], message: str, database: Engine,
                                                 capsys: pytest.CaptureFixture):
     assert cli.main(["reprocess", *arguments]) == 2
-    assert message in capsys.readouterr().out
+    assert message in capsys.readouterr().err
 
 
 def test_ingest_with_force_parses_done_documents_again(database: Engine, archive: Path,
