@@ -80,9 +80,13 @@ def final_state(api: str, flow_run_id: str, after_run: int = 0, timeout: float =
 
 
 def click_button(browser: WebDriver, label: str, last: bool = False) -> None:
-    WebDriverWait(browser, 60).until(lambda b: any(e.text == label for e in b.find_elements(By.TAG_NAME, "button")))
-    buttons = [e for e in browser.find_elements(By.TAG_NAME, "button") if e.text == label]
-    buttons[-1 if last else 0].click()
+    """The first button with this label; last: the newest of two or more (a dialog's, once it is drawn)."""
+
+    def buttons(b: WebDriver) -> list:
+        return [e for e in b.find_elements(By.TAG_NAME, "button") if e.text == label]
+
+    WebDriverWait(browser, 60).until(lambda b: len(buttons(b)) >= (2 if last else 1))
+    buttons(browser)[-1 if last else 0].click()
 
 
 def test_deployments_ingest_and_a_retry_from_the_ui(served: tuple[str, str], browser: WebDriver, tmp_path: Path):
