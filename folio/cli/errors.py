@@ -80,12 +80,14 @@ def _database_message(error: BaseException) -> tuple[ExitCode, str] | None:
     import psycopg
     from sqlalchemy.exc import DBAPIError
 
+    from db.server import error_line
+
     original = error.orig if isinstance(error, DBAPIError) else error
     if isinstance(original, psycopg.errors.UndefinedTable):
-        return ExitCode.USAGE, (f"the database has no folio schema ({_first_line(original)}): "
+        return ExitCode.USAGE, (f"the database has no folio schema ({error_line(original)}): "
                                 "run `folio db upgrade` or `folio run` first")
     if isinstance(original, psycopg.OperationalError) and (
             original.sqlstate is None or original.sqlstate.startswith(_CONNECTION_STATES)):
-        reason = _first_line(original).removeprefix("connection failed: ")
+        reason = error_line(original).removeprefix("connection failed: ")
         return ExitCode.USAGE, f"cannot use the database: {reason} (check FOLIO_DATABASE_URL)"
     return None
