@@ -226,4 +226,4 @@ def test_engine_info_without_a_server(empty_database: str, tmp_path: Path):
     assert info.returncode == 0, info.stdout + info.stderr
     assert "no:" in info.stdout and "API key" in info.stdout and KEY not in info.stdout + info.stderr
     unnamed = folio(empty_database, tmp_path / "home", "engine", "info", FOLIO_ENGINE="vlm")
-    assert unnamed.returncode == 2 and "FOLIO_VLM_URL" in unnamed.stdout
+    assert unnamed.returncode == 2 and "FOLIO_VLM_URL" in unnamed.stderr
