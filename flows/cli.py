@@ -276,11 +276,26 @@ HANDLERS = {
 }
 
 
+FLOW_COMMANDS = ("run", "reprocess", "demo")
+
+
+def recover(command: str, settings: Settings) -> None:
+    """Before a command: what killed folio processes left running is stopped; a command that runs a flow starts
+    Prefect's temporary server, recorded so that it cannot outlive it."""
+    from flows.leftovers import start_temporary_server, stop_leftovers
+
+    stop_leftovers(settings)
+    if command in FLOW_COMMANDS:
+        start_temporary_server(settings.home_dir)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every expected failure is a line on stderr and an exit code (folio.cli.errors)."""
     args = parse_arguments(None if argv is None else list(argv))
     try:
-        prepare_environment(get_settings(), quiet=not args.verbose and args.command != "serve")
+        settings = get_settings()
+        prepare_environment(settings, quiet=not args.verbose and args.command != "serve")
+        recover(args.command, settings)
         return HANDLERS[args.command](args)
     except (Exception, KeyboardInterrupt) as error:
         return report(args.command, error, debugging(args.debug))
