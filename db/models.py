@@ -227,7 +227,10 @@ class Formula(Base):
 
 
 class Run(Base):
-    """One run of the digitize flow and what became of every file it listed."""
+    """One run of the digitize flow and what became of every file it listed.
+
+    Its status is running, completed, failed, or crashed: its process died, as the next folio command found.
+    """
 
     __tablename__ = "runs"
 
@@ -246,4 +249,10 @@ class Run(Base):
     pages_parsed: Mapped[int] = mapped_column(Integer, default=0)
     pages_reused: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     seconds: Mapped[float | None] = mapped_column(Float)
+    # the process running the flow (the latest one, when the flow run was retried) and its last sign of life
+    host: Mapped[str | None] = mapped_column(Text)  # its host name, for people
+    machine: Mapped[str | None] = mapped_column(Text)  # processes with the same machine see each other's pids
+    pid: Mapped[int | None] = mapped_column(Integer)
+    pid_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 

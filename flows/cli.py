@@ -276,17 +276,23 @@ HANDLERS = {
 }
 
 
-FLOW_COMMANDS = ("run", "reprocess", "demo")
+FLOW_COMMANDS = ("run", "reprocess", "demo")  # their flows mark the runs of dead processes crashed as they open
+DATABASE_COMMANDS = ("export", "sql", "status", "search", "inspect", "report", "db")
 
 
 def recover(command: str, settings: Settings) -> None:
-    """Before a command: what killed folio processes left running is stopped; a command that runs a flow starts
-    Prefect's temporary server, recorded so that it cannot outlive it."""
+    """Before a command: what killed folio processes left running is stopped, and their runs are marked crashed;
+    a command that runs a flow starts Prefect's temporary server, recorded so that it cannot outlive it."""
     from flows.leftovers import start_temporary_server, stop_leftovers
 
     stop_leftovers(settings)
     if command in FLOW_COMMANDS:
         start_temporary_server(settings.home_dir)
+    elif command in DATABASE_COMMANDS:
+        from db.session import get_engine
+        from tasks.recovery import recover_crashed_runs
+
+        recover_crashed_runs(get_engine())
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -15,6 +15,7 @@ from flows.progress import Step, tell
 from flows.runners import task_runner
 from folio.settings import get_settings
 from tasks.discover import discover
+from tasks.heartbeat import heartbeat
 from tasks.parse import make_batches, parse_batch
 from tasks.register import Registered, register
 from tasks.runs import PageCounts, RunSummary, abandon_run, finish_task, open_run_task
@@ -110,7 +111,7 @@ def digitize(source: str, batch_size: int | None = None, force: bool = False) ->
     started = time.perf_counter()
     claim = run_claim()
     run_id = open_run_task(source, claim.claimant)
-    with failed_if_raising(run_id, started):
+    with heartbeat(run_id), failed_if_raising(run_id, started):
         tell(Step("listing", detail=source))
         files = discover(source)
         get_run_logger().info("%d PDF files listed in %s", len(files), source)

@@ -10,6 +10,7 @@ from flows.digitize import failed_if_raising, parse_and_finish, run_claim
 from flows.progress import Step, tell
 from flows.runners import task_runner
 from folio.settings import get_settings
+from tasks.heartbeat import heartbeat
 from tasks.reprocess import reopen_task, select_task
 from tasks.runs import RunSummary, open_run_task
 
@@ -34,7 +35,7 @@ def reprocess(statuses: list[str] | None = None, ids: list[int] | None = None, s
     selection = Selection(tuple(statuses or ()), tuple(ids or ()), since, until, engine_version, force)
     claim = run_claim()
     run_id = open_run_task(f"reprocess: {selection.describe()}", claim.claimant)
-    with failed_if_raising(run_id, started):
+    with heartbeat(run_id), failed_if_raising(run_id, started):
         tell(Step("selecting", detail=selection.describe()))
         document_ids = select_task(selection)
         get_run_logger().info("%d documents to parse again (%s)", len(document_ids), selection.describe())

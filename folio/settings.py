@@ -67,7 +67,7 @@ class Settings(BaseSettings):
     page_max_drawings: int = Field(default=250_000, ge=1, description="drawn lines, rectangles and curves a page "
                                    "may hold; a page with more is failed")
     claim_lease_seconds: int = Field(default=1800, ge=1, description="how long a run's claim on a document lasts "
-                                     "without renewal; a crashed run's documents are taken over after it")
+                                     "without renewal; a run whose process is found dead loses its claims at once")
     s3_endpoint_url: str | None = Field(default=None, description="an S3-compatible store (MinIO, Ceph); unset: "
                                         "boto3's own (AWS_ENDPOINT_URL, or AWS)")
     nightly_source: str = Field(default="~/archive/inbox", description="what the nightly-digitization deployment "
@@ -81,6 +81,8 @@ class Settings(BaseSettings):
                                        "try, with jitter")
     sql_timeout_seconds: float = Field(default=300, gt=0, description="how long the statement of one `folio sql` "
                                        "call may run before PostgreSQL cancels it")
+    heartbeat_seconds: float = Field(default=30, gt=0, description="how often a run records that its process is "
+                                     "alive; a run on another machine silent for 4 intervals is taken for crashed")
 
     @property
     def home_dir(self) -> Path:

@@ -6,6 +6,7 @@ from pathlib import Path
 from prefect import task
 from sqlalchemy import Engine
 
+from db.crashes import beat
 from db.migrate import upgrade
 from db.session import get_engine, session_scope
 from db.store import (
@@ -21,6 +22,7 @@ from db.store import (
 )
 from folio.settings import get_settings
 from tasks.policy import task_options
+from tasks.recovery import recover_crashed_runs
 from tasks.register import Registered
 
 
@@ -66,10 +68,14 @@ class RunSummary:
 
 
 def open_run(engine: Engine, source: str, claimant: str) -> int:
-    """The schema brought to head and a new row in `runs`; returns its id."""
+    """The schema brought to head, runs whose process died marked crashed (their claims released), and a new row
+    in `runs` that names this process; returns its id."""
     upgrade(engine)
+    recover_crashed_runs(engine)
     with session_scope(engine) as session:
-        return start_run(session, source, claimant)
+        run_id = start_run(session, source, claimant)
+        beat(session, run_id)
+        return run_id
 
 
 def finish(engine: Engine, run_id: int, registered: list[Registered], pages: PageCounts,

@@ -1,0 +1,42 @@
+"""A run's heartbeat: while its flow runs, its row names this process and is stamped every FOLIO_HEARTBEAT_SECONDS."""
+
+import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from sqlalchemy import Engine
+
+from db.crashes import beat
+from db.session import get_engine, session_scope
+from folio.settings import get_settings
+
+log = logging.getLogger(__name__)
+
+
+@contextmanager
+def heartbeat(run_id: int, engine: Engine | None = None) -> Iterator[None]:
+    """Beat now (a retried flow run's new process takes the row over), then every interval until the block ends."""
+    engine = engine or get_engine()
+    interval = get_settings().heartbeat_seconds
+    with session_scope(engine) as session:
+        beat(session, run_id)
+    stop = threading.Event()
+    beating = threading.Thread(target=_beat_until, args=(engine, run_id, interval, stop), daemon=True,
+                               name=f"folio-heartbeat-{run_id}")
+    beating.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        beating.join()
+
+
+def _beat_until(engine: Engine, run_id: int, interval: float, stop: threading.Event) -> None:
+    while not stop.wait(interval):
+        try:
+            with session_scope(engine) as session:
+                beat(session, run_id)
+        except Exception as error:  # the database away for a while: the next beat tries again
+            log.warning("run %d: heartbeat not recorded (%s)", run_id, error)
+
