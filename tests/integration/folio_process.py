@@ -10,22 +10,22 @@ from pathlib import Path
 
 import psycopg
 
-LEASE_SECONDS = 3  # a killed run's claims expire this soon, so that a test can run again at once
 
-
-def folio_env(database_url: str, home: Path, **settings: str) -> dict[str, str]:
-    """The environment of a folio process of its own: this database, this home, none of the tests' Prefect."""
+def folio_env(database_url: str | None, home: Path, **settings: str) -> dict[str, str]:
+    """The environment of a folio process of its own: this database (None: the embedded server under home), this
+    home, none of the tests' Prefect."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FOLIO_", "PREFECT_"))}
-    env.update(FOLIO_DATABASE_URL=database_url, FOLIO_FORMULA_MODEL="none", FOLIO_BATCH_SIZE="2",
-               FOLIO_CLAIM_LEASE_SECONDS=str(LEASE_SECONDS), FOLIO_HOME=str(home),
+    env.update(FOLIO_FORMULA_MODEL="none", FOLIO_BATCH_SIZE="2", FOLIO_HOME=str(home),
                PREFECT_HOME=str(home / "prefect"), PREFECT_SERVER_ANALYTICS_ENABLED="false", DO_NOT_TRACK="1")
+    if database_url is not None:
+        env["FOLIO_DATABASE_URL"] = database_url
     env["FOLIO_ENGINE_CACHE"] = os.environ["FOLIO_ENGINE_CACHE"]  # the session's derived models, made once
     env.update(settings)
     return env
 
 
 class FolioProcess:
-    def __init__(self, arguments: list[str], database_url: str, home: Path, **settings: str):
+    def __init__(self, arguments: list[str], database_url: str | None, home: Path, **settings: str):
         self.process = subprocess.Popen([sys.executable, "-m", "flows.cli", *arguments],
                                         env=folio_env(database_url, home, **settings),
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -49,6 +49,11 @@ class FolioProcess:
         os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait(timeout=30)
 
+    def kill_alone(self) -> None:
+        """SIGKILL to the command's process only, as the OOM killer sends it: what it started goes on running."""
+        self.process.kill()
+        self.process.wait(timeout=30)
+
     def stop(self) -> None:
         """SIGTERM to the whole group (the command and what it started), SIGKILL if it lingers."""
         os.killpg(self.process.pid, signal.SIGTERM)
@@ -66,7 +71,7 @@ class FolioProcess:
 class FolioRun(FolioProcess):
     """`folio run SOURCE --verbose`: with Prefect's log lines, which tests wait for."""
 
-    def __init__(self, source: Path | str, database_url: str, home: Path, **settings: str):
+    def __init__(self, source: Path | str, database_url: str | None, home: Path, **settings: str):
         super().__init__(["run", str(source), "--verbose"], database_url, home, **settings)
 
 
