@@ -13,10 +13,10 @@ from engine.ocr.detector import TextDetector
 from engine.ocr.fallback import INSTALL_HINT, ScriptFallback
 from engine.ocr.models import CLS_PROFILE, DET_MAX_BATCH, DET_PROFILE, REC_PROFILE, find_ocr_models
 from engine.ocr.orientation import LineDirection
-from engine.ocr.recognizer import TextRecognizer, calibration_feeds
+from engine.ocr.recognizer import TextRecognizer, calibration_inputs
 from engine.ocr.tesseract import TesseractReader
 from engine.orientation import turn_page
-from engine.runtime import OnnxModel, load_onnx_model
+from engine.runtime import load_onnx_model
 from engine.runtime.quantize import int8_variant
 from engine.stages.blocks import BlockStage
 from engine.stages.classify import ClassifyStage
@@ -83,17 +83,6 @@ def _result(page: PageState) -> PageResult:
     )
 
 
-def _recognizer_model(path: Path, config: EngineConfig):
-    """The text recognizer: on a GPU as given; on CPU its int8 variant when `ocr_int8` (made once, cached)."""
-    model = load_onnx_model(path, config.device, REC_PROFILE, config.engine_cache, config.threads)
-    if not config.ocr_int8 or model.providers[0] != "CPUExecutionProvider":
-        return model
-    variant = int8_variant(path, config.engine_cache, lambda: calibration_feeds(model.input_name))
-    quantized = OnnxModel(variant, "cpu", config.threads)
-    quantized.why = f"int8 variant of {path.name} for CPU (FOLIO_OCR_INT8)"
-    return quantized
-
-
 def build_pipeline(config: EngineConfig = EngineConfig()) -> Pipeline:
     """The standard pipeline with its models loaded once."""
     files = find_ocr_models(config.ocr_model_dir)
@@ -101,7 +90,8 @@ def build_pipeline(config: EngineConfig = EngineConfig()) -> Pipeline:
     device, cache, threads = config.device, config.engine_cache, config.threads
     models = {
         "text detection": load_onnx_model(files.det, device, DET_PROFILE, cache, threads, arena=False),
-        "text recognition": _recognizer_model(files.rec, config),
+        "text recognition": load_onnx_model(files.rec, device, REC_PROFILE, cache, threads, cpu_variant=(
+            (lambda path: int8_variant(path, cache, calibration_inputs)) if config.ocr_int8 else None)),
         "text direction": files.cls and load_onnx_model(files.cls, device, CLS_PROFILE, cache, threads),
         "layout": layout_file and load_onnx_model(layout_file, device, CDLA_PROFILE, cache, threads),
         "formula": load_formula_model(config.formula_model, device, cache, threads),

@@ -22,10 +22,10 @@ def line_input(crop: np.ndarray, width: int) -> np.ndarray:
     return normalize(cv2.resize(crop, (width, REC_HEIGHT), interpolation=cv2.INTER_LINEAR))
 
 
-def calibration_feeds(input_name: str = "x") -> Iterator[dict[str, np.ndarray]]:
+def calibration_inputs() -> Iterator[np.ndarray]:
     """Inputs to calibrate an int8 recognizer with: the lines engine/ocr/calibration.py makes, one at a time."""
     for crop in calibration_lines():
-        yield {input_name: line_input(crop, input_width(crop))[None]}
+        yield line_input(crop, input_width(crop))[None]
 
 
 class TextRecognizer:

@@ -19,11 +19,12 @@ QUANTIZE_VERSION = 1  # bump when the recipe below changes: cached variants are 
 MIN_OPSET = 13  # per-channel DequantizeLinear (an `axis`) needs opset 13
 TARGET_OPSET = 17
 
-Feeds = dict[str, np.ndarray]
+Inputs = Callable[[], Iterable[np.ndarray]]
 
 
-def int8_variant(path: Path, cache_dir: Path | None, calibration: Callable[[], Iterable[Feeds]]) -> Path:
-    """The int8 variant of the model at `path`, made on first use from the feeds `calibration` yields."""
+def int8_variant(path: Path, cache_dir: Path | None, calibration: Inputs) -> Path:
+    """The int8 variant of the single-input model at `path`, made on first use from the inputs `calibration`
+    yields."""
     folder = (cache_dir or Path(tempfile.gettempdir()) / "folio-engines") / "int8"
     target = folder / f"{path.stem}-{file_sha256(path)[:16]}-int8-v{QUANTIZE_VERSION}.onnx"
     if target.is_file():
@@ -37,7 +38,7 @@ def int8_variant(path: Path, cache_dir: Path | None, calibration: Callable[[], I
     return target
 
 
-def _quantize(path: Path, target: Path, calibration: Callable[[], Iterable[Feeds]]) -> None:
+def _quantize(path: Path, target: Path, calibration: Inputs) -> None:
     import onnx
     from onnx import version_converter
     from onnxruntime.quantization import CalibrationMethod, QuantFormat, QuantType, quantize_static
@@ -51,17 +52,21 @@ def _quantize(path: Path, target: Path, calibration: Callable[[], Iterable[Feeds
         upgraded, prepared, made = (Path(work) / name for name in ("upgraded.onnx", "prepared.onnx", "int8.onnx"))
         onnx.save(model, str(upgraded))
         quant_pre_process(str(upgraded), str(prepared), skip_symbolic_shape=True)
-        quantize_static(str(prepared), str(made), _Feeder(iter(calibration())), quant_format=QuantFormat.QDQ,
+        weights = {initializer.name for initializer in model.graph.initializer}
+        name = next(given.name for given in model.graph.input if given.name not in weights)
+        quantize_static(str(prepared), str(made), _Feeder(name, iter(calibration())), quant_format=QuantFormat.QDQ,
                         per_channel=True, activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
                         calibrate_method=CalibrationMethod.MinMax)
         os.replace(made, target)  # atomic: a process making the same variant at once finds a whole file
 
 
 class _Feeder:
-    """ONNX Runtime's calibration reader over an iterator of feeds."""
+    """ONNX Runtime's calibration reader: each input given to the model's input `name`."""
 
-    def __init__(self, feeds: Iterator[Feeds]):
-        self.feeds = feeds
+    def __init__(self, name: str, inputs: Iterator[np.ndarray]):
+        self.name = name
+        self.inputs = inputs
 
-    def get_next(self) -> Feeds | None:
-        return next(self.feeds, None)
+    def get_next(self) -> dict[str, np.ndarray] | None:
+        given = next(self.inputs, None)
+        return None if given is None else {self.name: given}

@@ -4,7 +4,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from engine.ocr.recognizer import calibration_feeds
+from engine.ocr.recognizer import calibration_inputs
 from engine.runtime import OnnxModel
 from engine.runtime.quantize import int8_variant
 
@@ -23,13 +23,13 @@ def conv_model(path):
 
 def test_the_int8_variant_is_made_once_and_reads_like_the_float_model(tmp_path):
     source = conv_model(tmp_path / "conv.onnx")
-    feeds = list(calibration_feeds("x"))[:12]
-    variant = int8_variant(source, tmp_path / "cache", lambda: iter(feeds))
+    inputs = list(calibration_inputs())[:12]
+    variant = int8_variant(source, tmp_path / "cache", lambda: iter(inputs))
     assert variant.parent == tmp_path / "cache" / "int8" and variant.is_file()
     made = variant.stat().st_mtime_ns
     assert int8_variant(source, tmp_path / "cache", lambda: iter(())) == variant  # cached: no calibration needed
     assert variant.stat().st_mtime_ns == made
     assert any(node.op_type == "QuantizeLinear" for node in onnx.load(str(variant)).graph.node)
-    x = feeds[0]["x"]
+    x = inputs[0]
     exact, quantized = OnnxModel(source, "cpu")(x), OnnxModel(variant, "cpu")(x)
     assert np.abs(quantized - exact).max() < 0.05 * np.abs(exact).max()
