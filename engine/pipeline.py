@@ -9,9 +9,9 @@ from engine import ENGINE_VERSION
 from engine.formula import load_formula_model
 from engine.ink import ink_share
 from engine.layout_model import CDLA_PROFILE, CdlaLayout, find_cdla_model
-from engine.ocr.detector import TextDetector
+from engine.ocr.detector import load_text_detector
 from engine.ocr.fallback import INSTALL_HINT, ScriptFallback
-from engine.ocr.models import CLS_PROFILE, DET_MAX_BATCH, DET_PROFILE, REC_PROFILE, find_ocr_models
+from engine.ocr.models import CLS_PROFILE, REC_PROFILE, find_ocr_models
 from engine.ocr.orientation import LineDirection
 from engine.ocr.recognizer import TextRecognizer, calibration_inputs
 from engine.ocr.tesseract import TesseractReader
@@ -88,8 +88,9 @@ def build_pipeline(config: EngineConfig = EngineConfig()) -> Pipeline:
     files = find_ocr_models(config.ocr_model_dir)
     layout_file = find_cdla_model(config.layout_model_dir)
     device, cache, threads = config.device, config.engine_cache, config.threads
+    detector = load_text_detector(files.det, device, cache, threads)
     models = {
-        "text detection": load_onnx_model(files.det, device, DET_PROFILE, cache, threads, arena=False),
+        "text detection": detector.model,
         "text recognition": load_onnx_model(files.rec, device, REC_PROFILE, cache, threads, cpu_variant=(
             (lambda path: int8_variant(path, cache, calibration_inputs)) if config.ocr_int8 else None)),
         "text direction": files.cls and load_onnx_model(files.cls, device, CLS_PROFILE, cache, threads),
@@ -103,8 +104,6 @@ def build_pipeline(config: EngineConfig = EngineConfig()) -> Pipeline:
         "formula": f"FOLIO_FORMULA_MODEL={config.formula_model}",
         "script fallback": f"no tesseract with language data ({INSTALL_HINT}); pages it would read are failed",
     }
-    on_cpu = models["text detection"].providers[0] == "CPUExecutionProvider"  # batches of pages gain nothing there
-    detector = TextDetector(models["text detection"], max_batch=1 if on_cpu else DET_MAX_BATCH)
     ocr = OcrStage(PageRenderer(config.ocr_dpi, config.max_page_pixels), detector,
                    TextRecognizer(models["text recognition"]), ScriptFallback(models["script fallback"]),
                    LineDirection(models["text direction"]) if models["text direction"] else None)

@@ -2,12 +2,13 @@
 
 from collections import defaultdict
 from dataclasses import dataclass
+from pathlib import Path
 
 import cv2
 import numpy as np
 
-from engine.ocr.models import DET_MAX_BATCH, DET_MAX_SIDE
-from engine.runtime import OnnxModel
+from engine.ocr.models import DET_MAX_BATCH, DET_MAX_SIDE, DET_PROFILE
+from engine.runtime import OnnxModel, load_onnx_model
 
 PixelBox = tuple[int, int, int, int]  # x0, y0, x1, y1 in pixels of the page image
 TEXT_INSET = 0.15  # share of the grown line height between the crop's edge and the ink
@@ -23,15 +24,23 @@ class Detection:
     score: float
 
 
-class TextDetector:
-    """Finds text lines on page images; images of the same size run as one batch."""
+def load_text_detector(path: Path, device: str, cache_dir: Path | None, threads: int = 0) -> "TextDetector":
+    """The detector on the runtime `device` allows, without ONNX Runtime's arena: its inputs are whole pages of
+    many sizes, whose buffers the arena would keep."""
+    return TextDetector(load_onnx_model(path, device, DET_PROFILE, cache_dir, threads, arena=False))
 
-    def __init__(self, model: OnnxModel, max_side: int = DET_MAX_SIDE, max_batch: int = DET_MAX_BATCH,
+
+class TextDetector:
+    """Finds text lines on page images; images of the same size run as one batch (on a GPU: on CPU a batch of
+    pages gains nothing, so `max_batch` defaults to one there)."""
+
+    def __init__(self, model: OnnxModel, max_side: int = DET_MAX_SIDE, max_batch: int | None = None,
                  threshold: float = 0.3, box_threshold: float = 0.5, unclip_ratio: float = 1.6,
                  min_height: int = 6):
         self.model = model
         self.max_side = max_side
-        self.max_batch = max_batch
+        on_cpu = model.providers[0] == "CPUExecutionProvider"
+        self.max_batch = max_batch or (1 if on_cpu else DET_MAX_BATCH)
         self.threshold = threshold
         self.box_threshold = box_threshold
         self.unclip_ratio = unclip_ratio

@@ -21,11 +21,10 @@ import pymupdf
 
 from engine import ENGINE_VERSION
 from engine.ink import ink_share
-from engine.ocr.detector import TextDetector
-from engine.ocr.models import DET_MAX_BATCH, DET_PROFILE, find_ocr_models
+from engine.ocr.detector import TextDetector, load_text_detector
+from engine.ocr.models import find_ocr_models
 from engine.orientation import turn_box, turn_image, turn_input
 from engine.render import render_page
-from engine.runtime import load_onnx_model
 from engine.stages.text_layer import trusted_layer
 from engine.types import BBox, Block, PageInput, PageResult
 from engine.vlm.align import layer_words, place_by_lines, place_by_words
@@ -234,14 +233,12 @@ def build_vlm_engine(config: VlmConfig, check_model: bool = True) -> VlmEngine:
     if check_model:
         _check_served(client)
     try:
-        det = load_onnx_model(find_ocr_models(config.ocr_model_dir).det, config.device, DET_PROFILE,
-                              config.engine_cache, config.threads, arena=False)
+        detector = load_text_detector(find_ocr_models(config.ocr_model_dir).det, config.device,
+                                      config.engine_cache, config.threads)
     except FileNotFoundError as error:
         return VlmEngine(config, client, None, {"text detection": None},
                          {"text detection": f"{error}: blocks on scans get the page's box"})
-    on_cpu = det.providers[0] == "CPUExecutionProvider"  # as the pipeline's: one page at a time on CPU
-    detector = TextDetector(det, max_batch=1 if on_cpu else DET_MAX_BATCH)
-    return VlmEngine(config, client, detector, {"text detection": det})
+    return VlmEngine(config, client, detector, {"text detection": detector.model})
 
 
 def _check_served(client: VlmClient) -> None:
