@@ -247,7 +247,7 @@ class Selection:
     ids: tuple[int, ...] = ()
     since: datetime | None = None  # last changed at or after
     until: datetime | None = None  # last changed before
-    engine_version: str | None = None  # a version, or OTHER_VERSIONS
+    engine_version: str | None = None  # a version (0.3.2 names every 0.3.2+<identity>), or OTHER_VERSIONS
     force: bool = False
 
     def __post_init__(self) -> None:
@@ -282,7 +282,8 @@ def documents_to_reprocess(session: Session, selection: Selection, current_versi
         query = query.where(Document.updated_at < selection.until)
     if selection.engine_version:
         version = Page.engine_version != current_version if selection.engine_version == OTHER_VERSIONS \
-            else Page.engine_version == selection.engine_version
+            else or_(Page.engine_version == selection.engine_version,
+                     func.starts_with(Page.engine_version, selection.engine_version + "+"))
         query = query.where(exists(select(Page.id).where(Page.document_id == Document.id, version)))
     return list(session.execute(query).scalars())
 

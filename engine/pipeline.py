@@ -6,12 +6,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine import ENGINE_VERSION
-from engine.formula import load_formula_model
+from engine.formula import FormulaChoice, find_formula_model, load_formula_model
+from engine.identity import Identity, identify
 from engine.ink import ink_share
 from engine.layout_model import CDLA_PROFILE, CdlaLayout, find_cdla_model
 from engine.ocr.detector import load_text_detector
 from engine.ocr.fallback import INSTALL_HINT, ScriptFallback
-from engine.ocr.models import CLS_PROFILE, REC_PROFILE, find_ocr_models
+from engine.ocr.models import CLS_PROFILE, REC_PROFILE, OcrModelFiles, find_ocr_models
 from engine.ocr.orientation import LineDirection
 from engine.ocr.recognizer import TextRecognizer, calibration_inputs
 from engine.ocr.tesseract import TesseractReader
@@ -46,16 +47,49 @@ class EngineConfig:
     ocr_int8: bool = True  # on CPU, read text lines with the recognizer quantized to int8 (engine/runtime/quantize.py)
 
 
+RESULT_FIELDS = ("ocr_dpi", "max_page_pixels", "ocr_int8")  # the EngineConfig fields results depend on
+
+
+@dataclass(frozen=True)
+class PipelineModels:
+    """The models build_pipeline loads, found but not loaded."""
+
+    ocr: OcrModelFiles
+    layout: Path | None
+    formula: FormulaChoice | None
+    script_fallback: TesseractReader | None
+
+    @classmethod
+    def find(cls, config: EngineConfig) -> "PipelineModels":
+        return cls(find_ocr_models(config.ocr_model_dir), find_cdla_model(config.layout_model_dir),
+                   find_formula_model(config.formula_model), TesseractReader.find())
+
+    def identity(self, config: EngineConfig) -> Identity:
+        """The identity of a pipeline of these models under `config`."""
+        tesseract = self.script_fallback
+        files = {"text detection": [self.ocr.det], "text recognition": [self.ocr.rec],
+                 "text direction": self.ocr.cls and [self.ocr.cls], "layout": self.layout and [self.layout],
+                 "formula": self.formula and self.formula.files(), "script fallback": tesseract and tesseract.files()}
+        label = tesseract and f"tesseract {tesseract.version} {'+'.join(tesseract.languages)}"
+        return identify(ENGINE_VERSION, {name: getattr(config, name) for name in RESULT_FIELDS}, files,
+                        config.engine_cache, {"script fallback": label} if label else None)
+
+
+def pipeline_identity(config: EngineConfig = EngineConfig()) -> Identity:
+    """The identity build_pipeline(config) has, found without loading a model."""
+    return PipelineModels.find(config).identity(config)
+
+
 class Pipeline:
     """Runs each stage over the whole batch, so every model sees all pages of the batch at once."""
 
-    version = ENGINE_VERSION
-
     def __init__(self, stages: Sequence[Stage], models: dict[str, object] | None = None,
-                 missing: dict[str, str] | None = None):
+                 missing: dict[str, str] | None = None, identity: Identity | None = None):
         self.stages = list(stages)
         self.models = models or {}  # by role, for `folio engine info`
         self.missing = missing or {}  # role -> why that model is not loaded
+        self.identity = identity or Identity(ENGINE_VERSION)  # what its results depend on
+        self.version = self.identity.version  # stored with each page it parses
 
     def __call__(self, inputs: list[PageInput]) -> list[PageResult]:
         pages = [PageState(input=page) for page in inputs]
@@ -65,10 +99,10 @@ class Pipeline:
             share = (time.perf_counter() - started) / max(1, len(pages))
             for page in pages:
                 page.seconds[type(stage).__name__] = share
-        return [_result(page) for page in pages]
+        return [_result(page, self.version) for page in pages]
 
 
-def _result(page: PageState) -> PageResult:
+def _result(page: PageState, version: str) -> PageResult:
     turn_page(page, -page.turn)  # stages work upright; results are in the displayed page's coordinates
     return PageResult(
         key=page.input.key,
@@ -76,7 +110,7 @@ def _result(page: PageState) -> PageResult:
         height=page.input.height,
         text_layer=page.use_text_layer,
         blocks=page.blocks,
-        engine_version=ENGINE_VERSION,
+        engine_version=version,
         stage_seconds=dict(page.seconds),
         ink=None if page.image is None else round(ink_share(page.image), 5),
         untrusted=page.untrusted,
@@ -85,8 +119,8 @@ def _result(page: PageState) -> PageResult:
 
 def build_pipeline(config: EngineConfig = EngineConfig()) -> Pipeline:
     """The standard pipeline with its models loaded once."""
-    files = find_ocr_models(config.ocr_model_dir)
-    layout_file = find_cdla_model(config.layout_model_dir)
+    found = PipelineModels.find(config)
+    files, layout_file = found.ocr, found.layout
     device, cache, threads = config.device, config.engine_cache, config.threads
     detector = load_text_detector(files.det, device, cache, threads)
     models = {
@@ -95,8 +129,8 @@ def build_pipeline(config: EngineConfig = EngineConfig()) -> Pipeline:
             (lambda path: int8_variant(path, cache, calibration_inputs)) if config.ocr_int8 else None)),
         "text direction": files.cls and load_onnx_model(files.cls, device, CLS_PROFILE, cache, threads),
         "layout": layout_file and load_onnx_model(layout_file, device, CDLA_PROFILE, cache, threads),
-        "formula": load_formula_model(config.formula_model, device, cache, threads),
-        "script fallback": TesseractReader.find(),
+        "formula": load_formula_model(found.formula, device, cache, threads),
+        "script fallback": found.script_fallback,
     }
     missing = {
         "text direction": "no ch_ppocr_mobile_v2.0_cls_mobile.onnx (rapidocr wheel): scans are read the way they lie",
@@ -111,4 +145,5 @@ def build_pipeline(config: EngineConfig = EngineConfig()) -> Pipeline:
     formulas = FormulaStage(models["formula"])
     stages = [TextLayerStage(), ocr, layout, TableStage(), FigureStage(), BlockStage(), ClassifyStage(), formulas,
               FurnitureStage(), ReadingOrderStage()]
-    return Pipeline(stages, models, {role: why for role, why in missing.items() if models[role] is None})
+    return Pipeline(stages, models, {role: why for role, why in missing.items() if models[role] is None},
+                    found.identity(config))

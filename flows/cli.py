@@ -249,6 +249,7 @@ def cmd_engine(args: argparse.Namespace) -> int:
     else:
         pipeline = build_pipeline(config)
         console.print(f"engine: pipeline ({pipeline.version})")
+    print_rows([f"identity {pipeline.version}", "part"], pipeline.identity.parts())
     rows = []
     for role, model in pipeline.models.items():
         if model is None:

@@ -14,11 +14,11 @@ from sqlalchemy import Engine
 
 from db.session import get_engine, session_scope
 from db.store import Claim, failed_documents
-from engine import ENGINE_VERSION
-from engine.pipeline import EngineConfig, build_pipeline
+from engine.identity import Identity
+from engine.pipeline import EngineConfig, build_pipeline, pipeline_identity
 from engine.runtime.onnx import threads_per_worker
 from engine.types import PageInput, PageParser, PageResult
-from engine.vlm import VlmConfig, build_vlm_engine, vlm_version
+from engine.vlm import VlmConfig, build_vlm_engine, vlm_identity
 from folio.settings import get_settings
 from tasks.budget import OutOfTime, PageBudget, TimeLimit, page_budget
 from tasks.failures import BadDocument, reason
@@ -94,28 +94,31 @@ def vlm_config() -> VlmConfig:
                      threads=threads_per_worker(settings.workers))
 
 
-def engine_version() -> str:
-    """The version the configured engine stores with its pages (FOLIO_ENGINE), without loading it."""
+def engine_identity() -> Identity:
+    """The identity of the engine FOLIO_ENGINE names, whose version it stores with its pages; found without loading
+    a model."""
     if get_settings().engine == "vlm":
-        config = vlm_config()
-        return vlm_version(config.model, config.format)
-    return ENGINE_VERSION
+        return vlm_identity(vlm_config())
+    return pipeline_identity(engine_config())
+
+
+def get_pipeline() -> PageParser:
+    """The engine FOLIO_ENGINE names, loaded once per worker process (and again only when its settings change)."""
+    return _loaded(vlm_config() if get_settings().engine == "vlm" else engine_config())
 
 
 @lru_cache(maxsize=1)
-def get_pipeline() -> PageParser:
-    """The engine FOLIO_ENGINE names, loaded once per worker process."""
-    if get_settings().engine == "vlm":
-        return build_vlm_engine(vlm_config())
-    return build_pipeline(engine_config())
+def _loaded(config: EngineConfig | VlmConfig) -> PageParser:
+    return build_vlm_engine(config) if isinstance(config, VlmConfig) else build_pipeline(config)
 
 
 def parse_batch_pages(batch: Batch, engine: Engine, pipeline: PageParser,
                       log: logging.Logger | logging.LoggerAdapter | None = None) -> BatchReport:
     """Read, parse and store every page of the batch; a page that fails is stored as failed, with the reason.
 
-    A page whose fingerprint already has a result from this engine version (stored earlier, or
-    parsed earlier in this batch) reuses it without calling the engine, unless the batch says not to.
+    A page whose fingerprint already has a result from a parser of the same version (the pipeline's identity:
+    code, settings and model files; stored earlier, or parsed earlier in this batch) reuses it without calling the
+    engine, unless the batch says not to.
     Each document's file is held open while its pages are read and parsed, and only while it holds the
     bytes its document was hashed from; a file that is gone or changed fails its document with the reason,
     and none of its pages is stored with a result.

@@ -21,15 +21,15 @@ from folio.settings import get_settings
 from tasks.discover import SourceFile, list_source, uri_path
 from tasks.failures import BadDocument
 from tasks.files import FileIdentity
-from tasks.parse import engine_version
+from tasks.parse import engine_identity
 from tasks.policy import task_options
 from tasks.register import Registered, read_bytes, start_document
 
 
 def select_documents(engine: Engine, selection: Selection) -> list[int]:
-    """Ids of the documents the selection names, judged against the configured engine's version."""
+    """Ids of the documents the selection names, judged against the configured engine's version (its identity)."""
     with session_scope(engine) as session:
-        return documents_to_reprocess(session, selection, engine_version())
+        return documents_to_reprocess(session, selection, engine_identity().version)
 
 
 def reopen_documents(document_ids: list[int], engine: Engine, max_file_bytes: int, claim: Claim,

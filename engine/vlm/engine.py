@@ -20,6 +20,7 @@ import numpy as np
 import pymupdf
 
 from engine import ENGINE_VERSION
+from engine.identity import Identity, identify
 from engine.ink import ink_share
 from engine.ocr.detector import TextDetector, load_text_detector
 from engine.ocr.models import find_ocr_models
@@ -54,9 +55,18 @@ class VlmConfig:
         return f"VlmConfig(url={self.url!r}, model={self.model!r}, format={self.format!r})"
 
 
-def vlm_version(model: str, answer_format: str) -> str:
-    """The version stored with each page this engine parses: pages are reused only for the same model and format."""
-    return f"vlm:{model}:{answer_format}:{ENGINE_VERSION}"
+def vlm_identity(config: VlmConfig) -> Identity:
+    """What this engine's results depend on: the model, the answer format, the page image and the prompt, and the
+    text detector that places blocks on scans; its version (`vlm:<model>:<format>:<engine version>+<12 hex>`) is
+    stored with each page it parses."""
+    try:
+        detector = [find_ocr_models(config.ocr_model_dir).det]
+    except FileNotFoundError:
+        detector = None
+    anchors = FORMATS[config.format].anchors if config.format in FORMATS else False
+    return identify(f"vlm:{config.model}:{config.format}:{ENGINE_VERSION}",
+                    {"image_side": config.image_side, "anchor_text": config.anchor_text and anchors},
+                    {"text detection": detector}, config.engine_cache)
 
 
 @dataclass
@@ -78,7 +88,8 @@ class VlmEngine:
         self.client = client
         self.format = FORMATS[config.format]
         self.detector = detector
-        self.version = vlm_version(config.model, config.format)
+        self.identity = vlm_identity(config)
+        self.version = self.identity.version
         self.models = models or {}
         self.missing = missing or {}
 

@@ -52,7 +52,8 @@ def timestamp(value: str) -> datetime:
 
 
 class VersionAction(argparse.Action):
-    """--version: folio's version, the engine's and the newest schema revision, looked up only when asked."""
+    """--version: folio's version, the configured engine's identity with its parts and the newest schema revision,
+    looked up only when asked."""
 
     def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
         super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
@@ -61,8 +62,15 @@ class VersionAction(argparse.Action):
         from db.migrate import head_revision
         from engine import ENGINE_VERSION
         from folio import __version__
+        from tasks.parse import engine_identity
 
-        print(f"folio {__version__}\nengine {ENGINE_VERSION}\nschema head {head_revision()}")
+        try:
+            identity = engine_identity()
+        except (ValueError, FileNotFoundError) as error:  # an engine that cannot be configured: the code version
+            engine = f"{ENGINE_VERSION} (the configured engine: {error})"
+        else:
+            engine = identity.version + "".join(f"\n  {part}: {value}" for part, value in identity.parts())
+        print(f"folio {__version__}\nengine {engine}\nschema head {head_revision()}")
         parser.exit()
 
 
@@ -122,8 +130,9 @@ def build_parser() -> Parser:
     reprocess.add_argument("--until", type=timestamp, metavar="DATE",
                            help="documents last changed before (ISO date or time)")
     reprocess.add_argument("--engine-version", nargs="?", const="", default=None, metavar="VERSION",
-                           help="done documents whose results came from VERSION; without a value: from any "
-                                "version but the running engine's")
+                           help="done documents whose results came from VERSION (0.3.2: any 0.3.2+<identity>); "
+                                "without a value: from any version but the configured engine's identity (code, "
+                                "settings and model files: folio engine info)")
     reprocess.add_argument("--force", action="store_true",
                            help="parse the chosen documents again even if their results are current, and do not "
                                 "reuse stored results of identical pages")

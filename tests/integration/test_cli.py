@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -108,7 +109,11 @@ def test_a_missing_source_is_a_clear_error(folio_home: Path):
 def test_version_and_help(folio_home: Path):
     version = folio(folio_home, "--version")
     assert version.returncode == 0
-    assert version.stdout.splitlines()[1:] == [f"engine {ENGINE_VERSION}", f"schema head {head_revision()}"]
+    lines = version.stdout.splitlines()
+    assert re.fullmatch(rf"engine {re.escape(ENGINE_VERSION)}\+[0-9a-f]{{12}}", lines[1])
+    assert lines[2] == f"  code: {ENGINE_VERSION}" and "  setting ocr_dpi: 150" in lines
+    assert any(re.fullmatch(r"  model text recognition: [0-9a-f]{12}", line) for line in lines)
+    assert lines[-1] == f"schema head {head_revision()}"
     page = folio(folio_home, "export", "--help")
     assert page.returncode == 0 and "--source GLOB" in page.stdout
     assert "examples:\n  folio export --out exports/" in page.stdout

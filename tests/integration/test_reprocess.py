@@ -5,7 +5,6 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, text
 
-from engine import ENGINE_VERSION
 from flows import cli
 from flows.digitize import digitize
 from flows.reprocess import reprocess
@@ -76,7 +75,7 @@ def test_results_of_an_older_engine_are_replaced_and_the_rest_kept(database: Eng
     assert summary.files_listed == summary.documents_done == 1
     assert sorted(parsed) == sorted(f"{old_document}:{page_no}" for document_id, page_no in before
                                     if document_id == old_document)
-    assert {version for _, _, version in after.values()} == {ENGINE_VERSION}
+    assert {version for _, _, version in after.values()} == {parse.engine_identity().version}
     assert all(after[key][0] == before[key][0] for key in before if key[0] != old_document)  # kept as they were
     assert all(after[key][0] != before[key][0] for key in before if key[0] == old_document)  # stored anew
 

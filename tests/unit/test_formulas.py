@@ -5,7 +5,7 @@ import numpy as np
 import pymupdf
 import pytest
 
-from engine.formula import load_formula_model
+from engine.formula import find_formula_model, load_formula_model
 from engine.formula.decoding import RepetitionGuard
 from engine.formula.junia import JuniaFormulaModel
 from engine.render import render_page
@@ -39,9 +39,10 @@ def test_math_wrappers_are_stripped():
 
 
 def test_model_choice():
-    assert load_formula_model("none") is None
+    assert find_formula_model("none") is None
+    assert load_formula_model(None) is None
     with pytest.raises(FileNotFoundError, match="lacks best.pt"):
-        load_formula_model("/nonexistent/formula-model")
+        find_formula_model("/nonexistent/formula-model")
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +129,7 @@ def test_a_vision_encoder_decoder_folder_is_loaded_with_the_guard_and_the_cap(vi
                                                                              equation: np.ndarray):
     from engine.formula.vision_encoder_decoder import VisionEncoderDecoderFormulaModel
 
-    model = load_formula_model(str(vision_encoder_decoder), device="cpu")
+    model = load_formula_model(find_formula_model(str(vision_encoder_decoder)), device="cpu")
     assert isinstance(model, VisionEncoderDecoderFormulaModel)
     [(latex, confidence), _] = model([equation, equation[:, :, 0]])
     assert latex == "a"  # "a a a a ..." loops: the guard stops it and keeps one unit

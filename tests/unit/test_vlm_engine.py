@@ -1,12 +1,13 @@
 """The VLM engine against the tests' OpenAI-compatible server: requests, answers, errors, concurrency, turns."""
 
+import re
 from pathlib import Path
 
 import pytest
 
 from engine import ENGINE_VERSION
 from engine.types import PageInput
-from engine.vlm import VlmConfig, VlmEngine, build_vlm_engine
+from engine.vlm import VlmConfig, VlmEngine, build_vlm_engine, vlm_identity
 from engine.vlm.client import ServerBusy, ServerTimeout, ServerUnreachable
 from tasks.policy import is_transient
 from tests.vlm_pages import (
@@ -51,7 +52,8 @@ def test_a_page_is_sent_as_a_png_with_the_formats_prompt_and_read_into_blocks(tm
     (request,) = server.requests
     assert request.authorization == f"Bearer {KEY}" and "front matter" in request.prompt
     assert result.error is None and result.text_layer and result.ink > 0
-    assert result.engine_version == f"vlm:{server.model}:markdown:{ENGINE_VERSION}"
+    assert result.engine_version == engine.version == vlm_identity(engine.config).version
+    assert re.fullmatch(rf"vlm:{server.model}:markdown:{re.escape(ENGINE_VERSION)}\+[0-9a-f]{{12}}", engine.version)
     assert [block.type for block in result.blocks] == ["title", "title", "text", "list_item", "list_item", "table",
                                                        "formula", "text"]
     assert [block.order for block in result.blocks] == list(range(8))
