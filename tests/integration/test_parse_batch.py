@@ -1,0 +1,134 @@
+"""parse_batch_pages, the plain function behind the parse task, with a fake parser and real PostgreSQL: what is
+parsed, what is copied from a stored page of the same parser version, and what is failed with the reason."""
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, text
+
+from db.store import Claim
+from engine.types import Block, PageInput, PageResult
+from tasks.discover import list_source
+from tasks.parse import Batch, make_batches, parse_batch_pages
+from tasks.register import Registered, register_files
+from tests import pdfs
+
+CLAIM = Claim("test-run", 600)
+
+
+class FakeParser:
+    """A PageParser that reads nothing: each page's text layer as one text block per line, the keys of the pages
+    it was called on kept; the pages whose keys are in `broken` make it raise."""
+
+    models: dict[str, object] = {}
+    missing: dict[str, str] = {}
+
+    def __init__(self, version: str, broken: frozenset[str] = frozenset()):
+        self.version = version
+        self.broken = broken
+        self.keys: list[str] = []
+
+    def __call__(self, inputs: list[PageInput]) -> list[PageResult]:
+        self.keys += [item.key for item in inputs]
+        if broken := self.broken & {item.key for item in inputs}:
+            raise RuntimeError(f"cannot parse {', '.join(sorted(broken))}")
+        return [PageResult(key=item.key, width=item.width, height=item.height, text_layer=True,
+                           blocks=[Block("text", line.bbox, [line], line.text, order=order)
+                                   for order, line in enumerate(item.text_lines)],
+                           engine_version=self.version, stage_seconds={"FakeParser": 0.0}) for item in inputs]
+
+
+def registered(database: Engine, folder: Path) -> list[Registered]:
+    return register_files(list_source(str(folder)), database, 10**9, CLAIM)
+
+
+def batch(database: Engine, folder: Path, reuse: bool = True) -> Batch:
+    (only,) = make_batches(registered(database, folder), 16, CLAIM, reuse)
+    return only
+
+
+def pages(database: Engine, folder: Path) -> list[tuple]:
+    """(page no, status, engine version, copied from a stored page, error) of each page of the folder's documents."""
+    with database.connect() as connection:
+        return [tuple(row) for row in connection.execute(text(
+            "SELECT p.page_no, p.status, p.engine_version, p.reused_from IS NOT NULL, p.error FROM pages p "
+            "JOIN documents d ON d.id = p.document_id WHERE d.first_source LIKE :folder ORDER BY d.id, p.page_no"),
+            {"folder": f"{folder}/%"})]
+
+
+@pytest.fixture
+def folders(tmp_path: Path) -> tuple[Path, Path]:
+    """A two-page report, and in another folder a re-saved copy of it: other bytes, the same pages."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    pdfs.resaved_pdf(second, pdfs.two_column_pdf(first))
+    return first, second
+
+
+def test_a_batch_is_parsed_and_stored_with_the_parsers_version(database: Engine, folders: tuple[Path, Path]):
+    parser = FakeParser("0.3.2+aaaaaaaaaaaa")
+    report = parse_batch_pages(batch(database, folders[0]), database, parser)
+    assert (report.pages, report.failed, report.reused, report.engine_pages) == (2, 0, 0, 2)
+    assert parser.keys == ["1:1", "1:2"]
+    assert pages(database, folders[0]) == [(1, "done", parser.version, False, None),
+                                           (2, "done", parser.version, False, None)]
+    with database.connect() as connection:
+        assert connection.execute(text("SELECT status FROM documents")).scalar() == "done"
+        assert connection.execute(text("SELECT count(*) FROM blocks")).scalar() > 0
+
+
+def test_a_stored_page_is_copied_only_for_a_parser_of_the_same_version(database: Engine,
+                                                                       folders: tuple[Path, Path]):
+    first, second = folders
+    parse_batch_pages(batch(database, first), database, FakeParser("0.3.2+aaaaaaaaaaaa"))
+    other = FakeParser("0.3.2+bbbbbbbbbbbb")  # the same code with another model or setting
+    report = parse_batch_pages(batch(database, second), database, other)
+    assert (report.reused, report.engine_pages, other.keys) == (0, 2, ["2:1", "2:2"])
+    assert pages(database, second) == [(1, "done", other.version, False, None),
+                                       (2, "done", other.version, False, None)]
+    (third := second.parent / "third").mkdir()
+    (third / "copy.pdf").write_bytes((second / "resaved-report.pdf").read_bytes() + b"% appended\n")
+    same = FakeParser(other.version)
+    report = parse_batch_pages(batch(database, third), database, same)
+    assert (report.reused, report.engine_pages, same.keys) == (2, 0, [])
+    assert pages(database, third) == [(1, "done", other.version, True, None), (2, "done", other.version, True, None)]
+
+
+def test_a_batch_that_must_not_reuse_parses_every_page(database: Engine, folders: tuple[Path, Path]):
+    first, second = folders
+    parse_batch_pages(batch(database, first), database, FakeParser("v"))
+    parser = FakeParser("v")
+    report = parse_batch_pages(batch(database, second, reuse=False), database, parser)
+    assert (report.reused, report.engine_pages, parser.keys) == (0, 2, ["2:1", "2:2"])
+
+
+def test_a_page_repeated_in_the_batch_is_parsed_once(database: Engine, folders: tuple[Path, Path]):
+    first, second = folders
+    (first / "resaved-report.pdf").write_bytes((second / "resaved-report.pdf").read_bytes())
+    parser = FakeParser("v")
+    report = parse_batch_pages(batch(database, first), database, parser)
+    assert (report.pages, report.reused, parser.keys) == (4, 2, ["1:1", "1:2"])
+
+
+def test_a_page_the_parser_fails_on_fails_alone_with_the_reason(database: Engine, folders: tuple[Path, Path]):
+    parser = FakeParser("v", broken=frozenset({"1:2"}))
+    report = parse_batch_pages(batch(database, folders[0]), database, parser)
+    assert (report.pages, report.failed) == (2, 1)
+    assert parser.keys == ["1:1", "1:2", "1:1", "1:2"]  # the batch failed, then its pages one by one
+    assert pages(database, folders[0]) == [(1, "done", "v", False, None),
+                                           (2, "failed", None, False, "engine error: RuntimeError: cannot parse 1:2")]
+
+
+def test_a_file_changed_before_its_pages_are_read_fails_its_document_without_pages(database: Engine,
+                                                                                   folders: tuple[Path, Path]):
+    first = folders[0]
+    work = batch(database, first)
+    with open(first / "report.pdf", "ab") as handle:
+        handle.write(b"% written to after it was registered\n")
+    parser = FakeParser("v")
+    report = parse_batch_pages(work, database, parser)
+    assert (report.pages, parser.keys, pages(database, first)) == (0, [], [])  # nothing of other bytes is stored
+    with database.connect() as connection:
+        status, error = connection.execute(text("SELECT status, error FROM documents")).one()
+    assert status == "failed" and "changed" in error, error
