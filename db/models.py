@@ -103,7 +103,7 @@ class Page(Base):
     fingerprint: Mapped[str | None] = mapped_column(String(64), index=True)
     status: Mapped[str] = mapped_column(String(16))
     error: Mapped[str | None] = mapped_column(Text)
-    engine_version: Mapped[str | None] = mapped_column(Text)  # "0.3.1", or "vlm:<model>:<format>:0.3.1"
+    engine_version: Mapped[str | None] = mapped_column(Text)  # "0.3.1+<12 hex>", "vlm:<model>:<format>:0.3.1+<12 hex>"
     parse_seconds: Mapped[float | None] = mapped_column(Float)
     reused_from: Mapped[int | None] = mapped_column(  # the page whose stored result this one copies
         ForeignKey("pages.id", ondelete="SET NULL")

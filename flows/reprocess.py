@@ -26,8 +26,8 @@ def reprocess(statuses: list[str] | None = None, ids: list[int] | None = None, s
         ids: documents with these ids
         since: documents last changed at or after this time
         until: documents last changed before this time
-        engine_version: done documents whose results came from this engine version; "other": from any
-            version but the running engine's
+        engine_version: done documents whose results came from this engine version (0.3.2: any 0.3.2+<identity>);
+            "other": from any version but the configured engine's identity
         force: parse the chosen documents again even if their results are current, without reusing stored pages
         batch_size: pages per batch task, each stored in one transaction (empty: FOLIO_BATCH_SIZE)
     """
