@@ -1,6 +1,14 @@
 """Read-only access for people: one SQL statement as the read-only role, status counts, full-text search."""
 
+import json
+from decimal import Decimal
+from functools import partial
+
 import psycopg
+from psycopg.adapt import Loader
+from psycopg.pq import Format
+from psycopg.types.json import set_json_loads
+from psycopg.types.string import TextLoader
 from sqlalchemy import Engine, func, select, text
 
 from db.models import SEARCH_CONFIG, Document, Page
@@ -14,17 +22,27 @@ class QueryRefused(Exception):
     """`folio sql` does not run this query; the message says why."""
 
 
-def read_only_query(query: str, limit: int = 1000, engine: Engine | None = None) -> tuple[list[str], list[tuple]]:
-    """Column names and up to `limit` rows of one statement, run as folio_reader in a read-only transaction.
+def read_only_query(query: str, limit: int | None = 1000,
+                    engine: Engine | None = None) -> tuple[list[str], list[tuple]]:
+    """Column names and up to `limit` rows (None: all) of one statement, run as folio_reader in a read-only
+    transaction; no columns for a statement that returns no rows.
 
     The text goes to PostgreSQL unchanged (no parameters are parsed from it, so ':name' and '%' are literal) in the
     extended protocol, which takes one statement only. folio_reader may SELECT folio's tables and nothing else:
-    writes, COPY to a program or file, and the server's files are refused by PostgreSQL itself.
+    writes, COPY to a program or file, and the server's files are refused by PostgreSQL itself. Values keep what
+    they hold: json and jsonb with their numbers as Decimal, intervals as ISO 8601 text (P1Y2M3DT4H), dates
+    and timestamps that Python cannot hold (infinity, after 9999) as PostgreSQL writes them.
     """
     engine = engine or get_engine()
     settings = get_settings()
     secret = password(passfile(settings.home_dir), READER)
     with reader_connection(engine, secret, settings.sql_timeout_seconds) as connection:
+        set_json_loads(partial(json.loads, parse_float=Decimal), context=connection)
+        connection.adapters.register_loader("interval", TextLoader)
+        for name in ("date", "timestamp", "timestamptz"):
+            oid = connection.adapters.types[name].oid
+            connection.adapters.register_loader(oid, _lenient(connection.adapters.get_loader(oid, Format.TEXT)))
+        connection.execute("SET intervalstyle = iso_8601")
         cursor = connection.cursor()
         try:
             cursor.execute(query, prepare=True)
@@ -37,8 +55,26 @@ def read_only_query(query: str, limit: int = 1000, engine: Engine | None = None)
                 raise QueryRefused("COPY is not supported: SELECT the rows (or use psql's \\copy)") from None
             raise
         if cursor.description is None:
-            return ["result"], [("statement returned no rows",)]
-        return [column.name for column in cursor.description], cursor.fetchmany(limit)
+            return [], []
+        names = [column.name for column in cursor.description]
+        return names, cursor.fetchall() if limit is None else cursor.fetchmany(limit)
+
+
+def _lenient(loader: type[Loader]) -> type[Loader]:
+    """The loader, but a value Python cannot hold (infinity, a year after 9999) stays PostgreSQL's text."""
+
+    class Lenient(Loader):
+        def __init__(self, oid: int, context=None):
+            super().__init__(oid, context)
+            self.loader = loader(oid, context)
+
+        def load(self, data):
+            try:
+                return self.loader.load(data)
+            except psycopg.DataError:
+                return bytes(data).decode()
+
+    return Lenient
 
 
 def status_counts(engine: Engine | None = None) -> dict[str, list[tuple[str, int]]]:

@@ -45,7 +45,7 @@ def reader_connection(engine: Engine, password: str, timeout_seconds: float) -> 
         try:
             renew()
         except (DBAPIError, psycopg.Error) as error:
-            raise ReaderUnavailable(f"{engine.url.username} could not {what}: {error_line(error)}") from None
+            raise ReaderUnavailable(f"{engine.url.username} could not {what}: {error_line(error)}") from error
         if (connection := _connect_reader(conninfo, options)) is None:
             raise ReaderUnavailable(f"{READER} still cannot read every table after it was granted SELECT")
     try:

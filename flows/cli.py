@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from folio.cli.errors import ExitCode, UsageError, debugging, report
+from folio.cli.errors import ExitCode, Failed, UsageError, connection_error, debugging, report
 from folio.cli.parser import parse_arguments
 from folio.cli.preflight import check_database, check_source
 from folio.cli.progress import shown as progress_shown
@@ -181,6 +181,34 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_sql(args: argparse.Namespace) -> int:
+    from folio.cli.sql_output import WRITERS, text, unique_names
+
+    form = args.format or ("table" if sys.stdout.isatty() else "csv")
+    limit = (1000 if form == "table" else 0) if args.limit is None else args.limit
+    columns, rows = sql_rows(args.query, limit + 1 if limit else None)  # one more: were rows left out?
+    if not columns:
+        print("folio sql: the statement returns no rows", file=sys.stderr)
+        return 0
+    cut = bool(limit) and len(rows) > limit
+    columns, rows = unique_names(columns), rows[:limit] if cut else rows
+    try:
+        if form == "table":
+            print_rows(columns, [[None if value is None else text(value) for value in row] for row in rows])
+        else:
+            sys.stdout.reconfigure(encoding="utf-8")
+            sys.stdout.writelines(WRITERS[form](columns, rows))
+            sys.stdout.flush()
+    except BrokenPipeError:  # the reader stopped early (| head): not an error, and nothing more to say at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    if cut:
+        print(f"folio sql: only the first {limit} rows; --limit 0 prints them all", file=sys.stderr)
+    return 0
+
+
+def sql_rows(query: str, limit: int | None) -> tuple[list[str], list[tuple]]:
+    """read_only_query's columns and rows; a query refused is Failed (exit 1), folio_reader unusable a UsageError,
+    a database that cannot be reached stays what it is (errors.explain: exit 2)."""
     import psycopg
 
     from db.query import QueryRefused, read_only_query
@@ -188,12 +216,13 @@ def cmd_sql(args: argparse.Namespace) -> int:
     from db.server import error_line
 
     try:
-        columns, rows = read_only_query(args.query, limit=args.limit)
-    except (psycopg.Error, QueryRefused, ReaderUnavailable) as error:
-        console.print(f"folio sql: {error_line(error)}", style="red", markup=False, highlight=False)
-        return 1
-    print_rows(columns, rows)
-    return 0
+        return read_only_query(query, limit=limit)
+    except ReaderUnavailable as error:
+        raise UsageError(str(error)) from error
+    except (psycopg.Error, QueryRefused) as error:
+        if connection_error(error) is not None:
+            raise
+        raise Failed(error_line(error)) from error
 
 
 def cmd_status(args: argparse.Namespace) -> int:

@@ -25,6 +25,10 @@ class UsageError(Exception):
     """Something the person running folio must fix before trying again; the message says what."""
 
 
+class Failed(Exception):
+    """The work ran and failed (exit 1): PostgreSQL refused a `folio sql` query, say; the message says why."""
+
+
 def debugging(flag: bool = False) -> bool:
     """--debug, or FOLIO_DEBUG set to anything but empty or 0 (read here: the settings may be what is broken)."""
     return flag or os.environ.get("FOLIO_DEBUG", "") not in ("", "0")
@@ -43,6 +47,8 @@ def explain(error: BaseException) -> tuple[ExitCode, str]:
         return ExitCode.USAGE, f"{error.strerror.lower()}: {error.filename}"
     if isinstance(error, (UsageError, OSError, NotImplementedError, ValueError)):
         return ExitCode.USAGE, _first_line(error)
+    if isinstance(error, Failed):
+        return ExitCode.FAILED, _first_line(error)
     return ExitCode.INTERNAL, (f"unexpected error: {type(error).__name__}: {_first_line(error)} "
                                "(run again with --debug for the traceback)")
 
@@ -75,6 +81,20 @@ def _settings_message(error) -> str:
     return "bad setting " + "; ".join(problems)
 
 
+def connection_error(error: BaseException) -> BaseException | None:
+    """The error, or one it was raised from, that says the database could not be reached or refused folio."""
+    import psycopg
+    from sqlalchemy.exc import DBAPIError
+
+    while error is not None:
+        original = error.orig if isinstance(error, DBAPIError) else error
+        if isinstance(original, psycopg.OperationalError) and (
+                original.sqlstate is None or original.sqlstate.startswith(_CONNECTION_STATES)):
+            return original
+        error = error.__cause__
+    return None
+
+
 def _database_message(error: BaseException) -> tuple[ExitCode, str] | None:
     """A database that cannot be reached or refuses folio is for the person to fix; a missing schema too."""
     import psycopg
@@ -86,8 +106,7 @@ def _database_message(error: BaseException) -> tuple[ExitCode, str] | None:
     if isinstance(original, psycopg.errors.UndefinedTable):
         return ExitCode.USAGE, (f"the database has no folio schema ({error_line(original)}): "
                                 "run `folio db upgrade` or `folio run` first")
-    if isinstance(original, psycopg.OperationalError) and (
-            original.sqlstate is None or original.sqlstate.startswith(_CONNECTION_STATES)):
-        reason = error_line(original).removeprefix("connection failed: ")
+    if (failed := connection_error(error)) is not None:
+        reason = error_line(failed).removeprefix("connection failed: ")
         return ExitCode.USAGE, f"cannot use the database: {reason} (check FOLIO_DATABASE_URL)"
     return None

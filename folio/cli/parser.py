@@ -7,6 +7,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import NoReturn
 
+from folio.cli.sql_output import FORMATS
+
 DOCUMENT_HELP = "the document: its sha256 (or its first 8+ characters) or a path it was seen at"
 SINCE_HELP = "documents last changed at or after (ISO date or time)"
 
@@ -179,10 +181,27 @@ def build_parser() -> Parser:
                    "folio show ~/scans/minutes-1931.pdf | less")
     show.add_argument("document", help=DOCUMENT_HELP)
 
-    sql = command("sql", "run one read-only SQL query and print the rows",
-                  "folio sql \"SELECT status, count(*) FROM documents GROUP BY status\"")
+    sql = command(
+        "sql", "run one read-only SQL query and print the rows: a table, CSV, TSV or JSON",
+        "folio sql \"SELECT status, count(*) FROM documents GROUP BY status\"",
+        "folio sql --format csv \"SELECT * FROM document_overview\" > documents.csv",
+        "folio sql --format json \"SELECT id, sha256, metadata FROM documents\" | jq '.[].sha256'",
+        "folio sql --format tsv --limit 100 \"SELECT source, page_no, text FROM block_details\"",
+        description="Run one SQL statement as the read-only role folio_reader and print its rows: a table on a "
+                    "terminal, CSV when standard output is a pipe or a file. Column names are made unique in "
+                    "every format: an unnamed expression is `column`, a repeated name gets _2, _3 (count, "
+                    "count_2). CSV, TSV and JSON hold every value whole; the table folds long ones. Exits 1 "
+                    "when PostgreSQL (or folio) refuses the query, 2 when the database cannot be used.")
     sql.add_argument("query", help="one SQL statement (quote it); it runs in a read-only transaction")
-    sql.add_argument("--limit", type=int, default=1000, help="print at most this many rows")
+    sql.add_argument("--format", choices=FORMATS, default=None,
+                     help="table (the default on a terminal: long values folded); csv (the default into a pipe "
+                          "or file: RFC 4180, NULL an empty unquoted field); tsv (PostgreSQL's text COPY format: "
+                          "NULL is \\N, tab, newline and backslash written \\t, \\n, \\\\); json (an array of "
+                          "objects, one a line: numbers as numbers, NULL null, json and jsonb nested, timestamps "
+                          "ISO 8601, bytea as \\x and hex). All in UTF-8")
+    sql.add_argument("--limit", type=whole_number(0), default=None, metavar="ROWS",
+                     help="print at most this many rows, 0 for all (default: 1000 as a table, all in the other "
+                          "formats); when rows are left out, a line on stderr says so")
 
     command("status", "documents and pages by status", "folio status")
 
