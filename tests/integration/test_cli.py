@@ -54,10 +54,10 @@ def test_demo_again_stores_nothing_new(demo: subprocess.CompletedProcess, folio_
 
 def test_sql_reads_and_refuses_writes(demo: subprocess.CompletedProcess, folio_home: Path, tmp_path: Path):
     read = folio(folio_home, "sql", "SELECT count(*) AS documents FROM documents")
-    assert read.returncode == 0 and "documents" in read.stdout and "2" in read.stdout
+    assert read.returncode == 0 and read.stdout == "documents\n2\n"  # into a pipe: CSV
     stored = "SELECT (SELECT count(*) FROM document_sources), (SELECT count(DISTINCT page_id) FROM blocks), ':foo'"
     before = folio(folio_home, "sql", stored)
-    assert before.returncode == 0 and "│ 2 │ 3 │ :foo │" in " ".join(before.stdout.split()), before.stdout
+    assert before.returncode == 0 and before.stdout == "count,count_2,column\n2,3,:foo\n", before.stdout
     marker = tmp_path / "ran"
     refused = {"DELETE FROM blocks": "read-only transaction",
                "COMMIT; DELETE FROM document_sources WHERE id = 2": "one statement per call",
@@ -65,7 +65,8 @@ def test_sql_reads_and_refuses_writes(demo: subprocess.CompletedProcess, folio_h
                "SELECT pg_read_file('/etc/passwd')": "permission denied"}
     for query, reason in refused.items():
         write = folio(folio_home, "sql", query)
-        assert write.returncode == 1 and reason in write.stdout and "Traceback" not in write.stderr, query
+        assert write.returncode == 1 and write.stdout == "" and reason in write.stderr, query
+        assert write.stderr.count("\n") == 1 and "Traceback" not in write.stderr, query
     assert not marker.exists()
     assert folio(folio_home, "sql", stored).stdout == before.stdout  # still all there
 

@@ -39,7 +39,7 @@ def test_a_bad_setting_is_one_line(tmp_path: Path, settings: dict[str, str], nee
 
 
 @pytest.mark.parametrize("arguments", [["status"], ["search", "harbour"], ["export", "--out", "exports"],
-                                       ["run", "."], ["show", "deadbeefdeadbeef"]])
+                                       ["run", "."], ["show", "deadbeefdeadbeef"], ["sql", "SELECT 1"]])
 def test_a_database_that_cannot_be_reached_is_one_line(tmp_path: Path, arguments: list[str]):
     result = folio(UNREACHABLE, tmp_path, *arguments)
     assert_one_line(result, 2, arguments[0], "cannot use the database", "port 1", "FOLIO_DATABASE_URL")
@@ -62,6 +62,8 @@ def test_a_database_without_the_schema_says_what_to_run(empty_database: str, tmp
     (["export", "--format", "docx", "--out", "x"], "argument --format: invalid choice: 'docx'"),
     (["reprocess", "--since", "yesterday"], "argument --since: not an ISO date or time"),
     (["digitise"], "invalid choice: 'digitise'"),
+    (["sql", "--limit", "-1", "SELECT 1"], "argument --limit: must be at least 0, not -1"),
+    (["sql", "--format", "xlsx", "SELECT 1"], "argument --format: invalid choice: 'xlsx'"),
 ])
 def test_bad_arguments_are_two_lines(tmp_path: Path, arguments: list[str], needle: str):
     result = folio(UNREACHABLE, tmp_path, *arguments)

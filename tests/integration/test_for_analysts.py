@@ -134,8 +134,11 @@ def snapshot(engine: Engine) -> list:
 
 
 def folio_sql(query: str, capsys: pytest.CaptureFixture) -> tuple[int, str]:
-    code = cli.main(["sql", query])
-    return code, " ".join(capsys.readouterr().out.split())
+    """The exit code, and the table printed or (on failure, with nothing on stdout) the error, in one line."""
+    code = cli.main(["sql", "--format", "table", query])
+    captured = capsys.readouterr()
+    assert (captured.out if code else captured.err) == "", captured
+    return code, " ".join((captured.err if code else captured.out).split())
 
 
 def test_sql_runs_one_statement_as_a_reader_and_changes_nothing(two_documents: Engine, tmp_path: Path,
@@ -198,7 +201,7 @@ def test_sql_on_a_server_whose_owner_is_no_superuser(new_database_url, tmp_path:
             connection.execute(f'ALTER ROLE "{owner}" NOCREATEROLE')
         monkeypatch.setenv("FOLIO_HOME", str(tmp_path / "other-home"))  # whose folio_reader password differs
         get_settings.cache_clear()
-        assert folio_sql("SELECT 1", capsys) == (1, f"folio sql: {owner} could not create or update the role "
+        assert folio_sql("SELECT 1", capsys) == (2, f"folio sql: {owner} could not create or update the role "
                                                     "folio_reader: permission denied to alter role (Only roles with "
                                                     'the CREATEROLE attribute and the ADMIN option on role '
                                                     '"folio_reader" may alter this role.)')
