@@ -57,7 +57,9 @@ def read_only_query(query: str, limit: int | None = 1000,
         if cursor.description is None:
             return [], []
         names = [column.name for column in cursor.description]
-        return names, cursor.fetchall() if limit is None else cursor.fetchmany(limit)
+        if limit is None:
+            return names, cursor.fetchall()
+        return names, cursor.fetchmany(limit) if limit else []  # fetchmany(0) would fetch one row
 
 
 def _lenient(loader: type[Loader]) -> type[Loader]:

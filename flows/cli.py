@@ -146,7 +146,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         return code
     console.print("Example query (run your own with: folio sql \"SELECT ...\"):", style="bold")
     console.print(DEMO_QUERY, markup=False, highlight=False)
-    print_rows(*read_only_query(DEMO_QUERY, limit=args.limit))
+    print_rows(*read_only_query(DEMO_QUERY, limit=args.limit or None))
     return 0
 
 

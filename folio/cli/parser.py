@@ -156,7 +156,8 @@ def build_parser() -> Parser:
                        help="port of the Prefect server and its UI (4200)")
 
     demo = command("demo", "make sample PDFs under FOLIO_HOME, run on them, query the result", "folio demo")
-    demo.add_argument("--limit", type=whole_number(0), default=25, help="rows of the example query to print (25)")
+    demo.add_argument("--limit", type=whole_number(0), default=25,
+                      help="rows of the example query to print, 0 for all (25)")
 
     export = command(
         "export", "write stored documents as JSON, Markdown, HTML or text, all or those chosen by the filters",
