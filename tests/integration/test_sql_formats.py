@@ -157,3 +157,18 @@ def test_a_query_past_its_time_limit_and_debug(stored: str, tmp_path: Path):
 def test_a_statement_without_rows_says_so(stored: str, tmp_path: Path):
     result = sql(stored, tmp_path, "SET search_path = public")
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "folio sql: the statement returns no rows\n")
+
+
+def test_a_reader_that_cannot_log_in_is_exit_2_on_stderr(stored: str, database: Engine, tmp_path: Path):
+    """The owner connects, folio_reader cannot (here: no connection allowed): the database is for the person to fix."""
+    ok(sql(stored, tmp_path, "SELECT 1"))  # folio_reader exists, with this home's password
+    with database.begin() as connection:
+        connection.execute(text("ALTER ROLE folio_reader CONNECTION LIMIT 0"))
+    try:
+        result = sql(stored, tmp_path, "SELECT 1")
+    finally:
+        with database.begin() as connection:
+            connection.execute(text("ALTER ROLE folio_reader CONNECTION LIMIT -1"))
+    assert result.returncode == 2 and result.stdout == "" and "Traceback" not in result.stderr, result.stderr
+    assert result.stderr.startswith("folio sql: cannot use the database: ") and result.stderr.count("\n") == 1
+    assert 'too many connections for role "folio_reader"' in result.stderr
