@@ -24,6 +24,7 @@ from engine.stages.classify import ClassifyStage
 from engine.stages.figures import FigureStage
 from engine.stages.formulas import FormulaStage
 from engine.stages.furniture import FurnitureStage
+from engine.stages.layer_check import LayerCheckStage
 from engine.stages.layout import LayoutStage
 from engine.stages.ocr import OcrStage, PageRenderer
 from engine.stages.reading_order import ReadingOrderStage
@@ -114,6 +115,7 @@ def _result(page: PageState, version: str) -> PageResult:
         stage_seconds=dict(page.seconds),
         ink=None if page.image is None else round(ink_share(page.image), 5),
         untrusted=page.untrusted,
+        layer_trust=None if page.layer_trust is None else page.layer_trust.record(),
     )
 
 
@@ -138,12 +140,13 @@ def build_pipeline(config: EngineConfig = EngineConfig()) -> Pipeline:
         "formula": f"FOLIO_FORMULA_MODEL={config.formula_model}",
         "script fallback": f"no tesseract with language data ({INSTALL_HINT}); pages it would read are failed",
     }
-    ocr = OcrStage(PageRenderer(config.ocr_dpi, config.max_page_pixels), detector,
-                   TextRecognizer(models["text recognition"]), ScriptFallback(models["script fallback"]),
+    renderer = PageRenderer(config.ocr_dpi, config.max_page_pixels)
+    recognizer = TextRecognizer(models["text recognition"])
+    ocr = OcrStage(renderer, detector, recognizer, ScriptFallback(models["script fallback"]),
                    LineDirection(models["text direction"]) if models["text direction"] else None)
     layout = LayoutStage(CdlaLayout(models["layout"]) if models["layout"] else None)
     formulas = FormulaStage(models["formula"])
-    stages = [TextLayerStage(), ocr, layout, TableStage(), FigureStage(), BlockStage(), ClassifyStage(), formulas,
-              FurnitureStage(), ReadingOrderStage()]
+    stages = [TextLayerStage(), LayerCheckStage(renderer, recognizer), ocr, layout, TableStage(), FigureStage(),
+              BlockStage(), ClassifyStage(), formulas, FurnitureStage(), ReadingOrderStage()]
     return Pipeline(stages, models, {role: why for role, why in missing.items() if models[role] is None},
                     found.identity(config))

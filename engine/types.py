@@ -1,9 +1,12 @@
 """What goes into the engine (PageInput), what stages enrich (PageState), what comes out (PageResult)."""
 
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from engine.layer_trust import LayerTrust
 
 BlockType = Literal[
     "title", "text", "list_item", "table", "formula", "figure",
@@ -22,6 +25,7 @@ class Span:
     size: float
     font: str
     bold: bool
+    unmapped: bool = False  # its font has no map from glyphs to characters (Type3 or CID without ToUnicode)
 
 
 @dataclass(slots=True)
@@ -154,6 +158,7 @@ class PageState:
     blocks: list[Block] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)  # time per stage
     untrusted: str | None = None  # why OCR's text of the page cannot be trusted, when no reader could read it
+    layer_trust: "LayerTrust | None" = None  # the text layer's measures and verdict (engine/layer_trust.py)
 
 
 @dataclass(slots=True)
@@ -169,6 +174,7 @@ class PageResult:
     stage_seconds: dict[str, float]  # this page's share of each stage's time
     ink: float | None = None  # share of a rendered page's pixels that are ink; None when not rendered
     untrusted: str | None = None  # why the page's text could not be read (see PageState); it has no OCR text
+    layer_trust: dict[str, object] | None = None  # whether its text layer was used, why, and the measures
     error: str | None = None  # why the engine could not parse the page (an answer it cannot read); stored as failed
 
     @property

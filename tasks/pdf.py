@@ -163,6 +163,7 @@ def read_text_layer(page: pymupdf.Page) -> TextLayer:
     width, height = float(page.rect.width), float(page.rect.height)
     by_turn: dict[int, list[Line]] = defaultdict(list)
     objects = characters = 0
+    unmapped = unmapped_fonts(page)
     for block in page.get_text("dict", flags=flags)["blocks"]:
         for raw_line in block.get("lines", ()):
             objects += len(raw_line["spans"])
@@ -175,7 +176,7 @@ def read_text_layer(page: pymupdf.Page) -> TextLayer:
             spans = [
                 Span(text=s["text"], bbox=turn_box(as_box(pymupdf.Rect(s["bbox"]) * rotation), turn, width, height),
                      size=float(s["size"]), font=s["font"],
-                     bold=bool(s["flags"] & _BOLD_FLAG) or "bold" in s["font"].lower())
+                     bold=bool(s["flags"] & _BOLD_FLAG) or "bold" in s["font"].lower(), unmapped=s["font"] in unmapped)
                 for s in raw_line["spans"] if not _glyph_codes_only(s["text"])
             ]
             w, h = turned_size(width, height, turn)
@@ -185,6 +186,21 @@ def read_text_layer(page: pymupdf.Page) -> TextLayer:
     turn = dominant_turn(chars)
     side = [line for other, lines in sorted(by_turn.items()) if other != turn for line in lines]
     return TextLayer(lines=by_turn.get(turn, []), side_lines=side, turn=turn, objects=objects, characters=characters)
+
+
+def unmapped_fonts(page: pymupdf.Page) -> set[str]:
+    """The names text spans carry for the page's fonts that have no map from glyphs to characters: Type3 and
+    CID (Type0) fonts without a ToUnicode map, whose text MuPDF can only guess from glyph codes."""
+    names = set()
+    document = page.parent
+    for xref, _, kind, basefont, _, _, _ in page.get_fonts(full=True):
+        if kind not in ("Type3", "Type0") or document.xref_get_key(xref, "ToUnicode")[0] != "null":
+            continue
+        names.update({basefont.split("+")[-1], f"{kind} ({xref} 0 R)"})
+        kind_of_name, name = document.xref_get_key(xref, "Name")
+        if kind_of_name == "name":
+            names.add(name.lstrip("/"))
+    return names - {""}
 
 
 def _glyph_codes_only(text: str) -> bool:

@@ -136,3 +136,44 @@ def text_objects_pdf(folder: Path, count: int = 50_000) -> Path:
     content = b"\n".join(b"BT /F1 1.2 Tf %d %.1f Td (x) Tj ET" % (8 + 6 * (i % 100), 772 - 1.5 * (i // 100))
                          for i in range(count))
     return one_page_pdf(folder / f"text-objects-{count}.pdf", content=content)
+
+
+def type3_text_pdf(path: Path, lines: list[str], standard_names: bool = False) -> Path:
+    """A page whose lines are set in a Type3 font without ToUnicode: each glyph draws a Helvetica letter, and
+    the codes are punctuation from "!" on. With private glyph names (g84 for "T") MuPDF can only guess the
+    characters (glyph soup); with standard names (T, h, e, space; letters and . , only) it reads the text right."""
+    letters = sorted(set("".join(lines)))
+    helvetica = pymupdf.Font("helv")
+    document = pymupdf.open()
+    page = document.new_page(width=420, height=120 + 18 * len(lines))
+
+    def new_object(body: str, stream: bytes | None = None) -> int:
+        xref = document.get_new_xref()
+        document.update_object(xref, body)
+        if stream is not None:
+            document.update_stream(xref, stream)
+        return xref
+
+    font = new_object("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    standard = {" ": "space", ".": "period", ",": "comma"}
+    names = [standard.get(c, c) if standard_names else f"g{ord(c)}" for c in letters]
+    widths = [round(helvetica.glyph_advance(ord(c)) * 1000) for c in letters]
+    procs = [new_object("<<>>", f"{w} 0 d0 BT /H 1000 Tf ({c}) Tj ET".encode()) for c, w in zip(letters, widths)]
+    first = ord("!")
+    type3 = new_object(
+        "<< /Type /Font /Subtype /Type3 /FontBBox [0 -200 1000 1000] /FontMatrix [0.001 0 0 0.001 0 0] "
+        f"/CharProcs << {' '.join(f'/{n} {x} 0 R' for n, x in zip(names, procs))} >> "
+        f"/Encoding << /Type /Encoding /Differences [{first} {' '.join('/' + n for n in names)}] >> "
+        f"/FirstChar {first} /LastChar {first + len(letters) - 1} /Widths [{' '.join(map(str, widths))}] "
+        f"/Resources << /Font << /H {font} 0 R >> >> >>")
+    codes = {c: chr(first + i) for i, c in enumerate(letters)}
+
+    def encoded(line: str) -> str:
+        return "".join("\\" + codes[c] if codes[c] in "()\\" else codes[c] for c in line)
+
+    shown = " ".join(f"({encoded(line)}) Tj T*" for line in lines)
+    content = new_object("<<>>", f"BT /T3 14 Tf 1 0 0 1 30 {page.rect.height - 60} Tm 18 TL {shown} ET".encode())
+    document.xref_set_key(page.xref, "Contents", f"{content} 0 R")
+    document.xref_set_key(page.xref, "Resources", f"<< /Font << /T3 {type3} 0 R >> >>")
+    document.save(path)
+    return path

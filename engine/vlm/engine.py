@@ -22,11 +22,11 @@ import pymupdf
 from engine import ENGINE_VERSION
 from engine.identity import Identity, identify
 from engine.ink import ink_share
+from engine.layer_trust import Verdict, measure_layer, trusted_layer
 from engine.ocr.detector import TextDetector, load_text_detector
 from engine.ocr.models import find_ocr_models
 from engine.orientation import turn_box, turn_image, turn_input
 from engine.render import render_page
-from engine.stages.text_layer import trusted_layer
 from engine.types import BBox, Block, PageInput, PageResult
 from engine.vlm.align import layer_words, place_by_lines, place_by_words
 from engine.vlm.answer import Draft, Reading, UnreadableAnswer
@@ -177,9 +177,11 @@ class VlmEngine:
             return f"vlm: unreadable {self.config.format} answer: {error}"
 
     def _result(self, page: PageInput, image: np.ndarray, scale: float, asked: _Asked | str) -> PageResult:
-        text_layer = trusted_layer(page.text_lines)
+        trust = measure_layer(page.text_lines)
+        text_layer = trust.verdict is Verdict.TRUSTED
         result = PageResult(key=page.key, width=page.width, height=page.height, text_layer=text_layer, blocks=[],
-                            engine_version=self.version, stage_seconds={}, ink=round(ink_share(image), 5))
+                            engine_version=self.version, stage_seconds={}, ink=round(ink_share(image), 5),
+                            layer_trust=trust.record())
         if isinstance(asked, str):
             result.error = asked
             return result
