@@ -100,6 +100,8 @@ class Page(Base):
     width: Mapped[float | None] = mapped_column(Float)  # None only for a page that failed to load
     height: Mapped[float | None] = mapped_column(Float)
     text_layer: Mapped[bool | None] = mapped_column(Boolean)
+    # the text layer's verdict (trusted/untrusted), its reason and measures (engine/layer_trust.py)
+    text_layer_trust: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     fingerprint: Mapped[str | None] = mapped_column(String(64), index=True)
     status: Mapped[str] = mapped_column(String(16))
     error: Mapped[str | None] = mapped_column(Text)

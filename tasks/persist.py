@@ -152,7 +152,7 @@ def stored_result(session: Session, page_id: int, key: str) -> PageResult:
     ).scalar_one()
     return PageResult(key=key, width=page.width, height=page.height, text_layer=page.text_layer,
                       blocks=[_engine_block(row) for row in page.blocks], engine_version=page.engine_version,
-                      stage_seconds={})
+                      stage_seconds={}, layer_trust=page.text_layer_trust)
 
 
 def _engine_block(row: models.Block) -> Block:
@@ -176,7 +176,8 @@ def page_row(outcome: PageOutcome) -> models.Page:
     if outcome.quarantined:  # nothing of a result without anything to trust reaches the tables but what was wrong
         return models.Page(
             document_id=outcome.document_id, page_no=outcome.page_no, width=result.width, height=result.height,
-            text_layer=result.text_layer, fingerprint=outcome.fingerprint, status="quarantined",
+            text_layer=result.text_layer, text_layer_trust=result.layer_trust, fingerprint=outcome.fingerprint,
+            status="quarantined",
             error=f"failed validation: {outcome.failed_checks}",
             engine_version=result.engine_version, parse_seconds=result.seconds,
             issues=[issue_row(issue, []) for issue in outcome.issues],
@@ -188,6 +189,7 @@ def page_row(outcome: PageOutcome) -> models.Page:
         width=result.width,
         height=result.height,
         text_layer=result.text_layer,
+        text_layer_trust=result.layer_trust,
         fingerprint=outcome.fingerprint,
         status="done",
         engine_version=result.engine_version,

@@ -179,3 +179,34 @@ def test_a_page_repeated_within_a_batch_is_parsed_once(database: Engine, tmp_pat
     assert (summary.pages_parsed, summary.pages_reused) == (2, 2)
     assert (summary.documents_done, summary.documents_reused) == (1, 1)
     assert page_results(database, "resaved-report.pdf") == page_results(database, "report.pdf")
+
+
+def test_a_glyph_soup_text_layer_is_read_by_ocr_and_the_decision_is_stored(database: Engine, tmp_path: Path):
+    """A Type3 font without ToUnicode shows words but gives MuPDF "¢+đO+µ1∂…": OCR of its lines contradicts the
+    layer, so the page is read as a scan; an ordinary page keeps its layer. Both store the verdict and measures."""
+    folder = tmp_path / "type3"
+    folder.mkdir()
+    lines = ["The harbour ledgers were scanned in spring", "and listed box by box for the archive."]
+    pdfs.type3_text_pdf(folder / "soup.pdf", lines)
+    pdfs.two_column_pdf(folder)
+    summary = digitize(source=str(folder))
+    assert summary.documents_done == 2 and summary.documents_failed == 0
+
+    with database.connect() as connection:
+        rows = connection.execute(
+            select(Document.first_source, Page.page_no, Page.text_layer, Page.text_layer_trust,
+                   func.string_agg(Block.text, " ").label("text"))
+            .join(Page, Page.document_id == Document.id).join(Block, Block.page_id == Page.id)
+            .group_by(Document.first_source, Page.id).order_by(Document.first_source, Page.page_no)
+        ).all()
+    soup = [row for row in rows if row.first_source.endswith("soup.pdf")]
+    assert len(soup) == 1
+    assert soup[0].text_layer is False
+    assert soup[0].text_layer_trust["verdict"] == "untrusted"
+    assert soup[0].text_layer_trust["unmapped"] == 1.0 and soup[0].text_layer_trust["agreement"] < 0.5
+    assert "OCR of sampled lines agrees" in soup[0].text_layer_trust["reason"]
+    assert "harbour ledgers" in soup[0].text.lower() and "µ" not in soup[0].text
+    report = [row for row in rows if row.first_source.endswith("report.pdf")]
+    assert [row.text_layer for row in report] == [True, True]
+    assert all(row.text_layer_trust["verdict"] == "trusted" and row.text_layer_trust["agreement"] is None
+               for row in report)
