@@ -248,6 +248,7 @@ class Run(Base):
     documents_failed: Mapped[int] = mapped_column(Integer, default=0)
     documents_quarantined: Mapped[int] = mapped_column(Integer, default=0)
     documents_reused: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    documents_unchanged: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     pages_parsed: Mapped[int] = mapped_column(Integer, default=0)
     pages_reused: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     seconds: Mapped[float | None] = mapped_column(Float)

@@ -6,8 +6,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, delete, exists, func, or_, select, update
-from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy import BigInteger, Text, any_, bindparam, delete, exists, func, or_, select, update
+from sqlalchemy.dialects.postgresql import ARRAY, insert
 from sqlalchemy.orm import Session
 
 from db.models import Document, DocumentSource, Page, Run
@@ -64,24 +64,53 @@ def add_source(session: Session, document_id: int, source: SourceRecord) -> None
     )
 
 
-def unchanged_source(session: Session, source: SourceRecord) -> tuple[int, str] | None:
-    """(document id, sha256) when this URI was seen before with the same size and modification time
-    (or ETag) and its document is finished: nothing to read again. The sighting is recorded."""
-    same_version = (DocumentSource.etag == source.etag) if source.etag else \
-        (DocumentSource.modified_at == source.modified_at)
-    found = session.execute(
-        select(Document.id, Document.sha256)
-        .join(DocumentSource, DocumentSource.document_id == Document.id)
-        .where(DocumentSource.uri == source.uri, DocumentSource.size_bytes == source.size_bytes, same_version,
-               Document.status.in_(FINISHED),
-               ~and_(Document.status == "failed",
-                     or_(*(func.coalesce(Document.error, "").startswith(prefix) for prefix in FILE_FAILURES))))
-        .limit(1)
-    ).first()
-    if found is None or source.modified_at is None and source.etag is None:
-        return None
-    add_source(session, found.id, source)
-    return found.id, found.sha256
+@dataclass(frozen=True)
+class Sighting:
+    """A path or URI as it was last seen holding a document, and whether that document is finished for good."""
+
+    source_id: int  # its document_sources row
+    uri: str
+    document_id: int
+    sha256: str
+    size_bytes: int
+    modified_at: datetime | None
+    etag: str | None
+    finished: bool
+
+    def unchanged(self, source: SourceRecord) -> bool:
+        """Whether the listed file is as it was seen here and its document needs nothing more: the same size and
+        ETag (an S3 object) or modification time (a file), and the document finished for good."""
+        same_version = self.etag == source.etag if source.etag else \
+            source.modified_at is not None and self.modified_at == source.modified_at
+        return self.finished and same_version and self.size_bytes == source.size_bytes
+
+
+def sightings(session: Session, uris: list[str]) -> dict[str, list[Sighting]]:
+    """Every earlier sighting of these paths or URIs, by URI, in one query."""
+    if not uris:
+        return {}
+    rows = session.execute(
+        select(DocumentSource.id, DocumentSource.uri, DocumentSource.document_id, Document.sha256,
+               DocumentSource.size_bytes, DocumentSource.modified_at, DocumentSource.etag, Document.status,
+               Document.error)
+        .join(Document, Document.id == DocumentSource.document_id)
+        .where(DocumentSource.uri == any_(bindparam("uris", uris, type_=ARRAY(Text))))
+        .order_by(DocumentSource.last_seen_at.desc(), DocumentSource.id.desc())
+    )
+    found: dict[str, list[Sighting]] = {}
+    for row in rows:
+        found.setdefault(row.uri, []).append(Sighting(row.id, row.uri, row.document_id, row.sha256, row.size_bytes,
+                                                      row.modified_at, row.etag,
+                                                      finished_for_good(row.status, row.error)))
+    return found
+
+
+def mark_seen(session: Session, source_ids: list[int]) -> None:
+    """These sources were seen again now, as they were."""
+    if source_ids:
+        session.execute(update(DocumentSource)
+                        .where(DocumentSource.id == any_(bindparam("ids", source_ids, type_=ARRAY(BigInteger))))
+                        .values(last_seen_at=func.now()))
 
 
 @dataclass(frozen=True)
@@ -127,7 +156,13 @@ def finished_before(session: Session, document_id: int) -> tuple[str, bool]:
     changed or could not be read while the run held it), which a later sighting of its bytes parses again."""
     status, error = session.execute(select(Document.status, Document.error)
                                     .where(Document.id == document_id)).one()
-    return status, status in FINISHED and not (status == "failed" and (error or "").startswith(FILE_FAILURES))
+    return status, finished_for_good(status, error)
+
+
+def finished_for_good(status: str, error: str | None) -> bool:
+    """Whether a document with this status and error needs no more work when its bytes are seen again: finished,
+    and not failed for what its file did (it vanished, changed or could not be read while a run held it)."""
+    return status in FINISHED and not (status == "failed" and (error or "").startswith(FILE_FAILURES))
 
 
 def start_processing(session: Session, document_id: int, page_count: int, metadata: dict[str, Any]) -> None:

@@ -20,7 +20,8 @@ class RunProgress:
     def start(self) -> None:
         tell(Step("parsing", 0, self.total_pages))
         self.artifact_id = create_progress_artifact(
-            0.0, key="run-progress", description=f"Pages stored of {self.total_pages} to parse")
+            0.0 if self.total_pages else 100.0, key="run-progress",
+            description=f"Pages stored of {self.total_pages} to parse")
 
     def advance(self, pages_done: int) -> None:
         tell(Step("parsing", pages_done, self.total_pages))
@@ -32,8 +33,8 @@ def publish_outcome(summary: RunSummary, quarantined: list[tuple[int, int, str]]
                     flagged: Sequence[tuple[int, int, int, str]] = ()) -> None:
     """Tables for the run's page in the UI: the summary, failed documents, quarantined pages, flagged blocks."""
     create_table_artifact([{
-        "files listed": summary.files_listed, "done": summary.documents_done,
-        "duplicate": summary.documents_duplicate, "reused": summary.documents_reused,
+        "files listed": summary.files_listed, "done": summary.documents_done, "reused": summary.documents_reused,
+        "unchanged": summary.documents_unchanged, "duplicate": summary.documents_duplicate,
         "failed": summary.documents_failed, "quarantined": summary.documents_quarantined,
         "pages parsed": summary.pages_parsed, "pages reused": summary.pages_reused,
         "pages failed": summary.pages_failed, "pages quarantined": summary.pages_quarantined,

@@ -12,6 +12,7 @@ from db.session import get_engine, session_scope
 from db.store import (
     FINISHED,
     Claim,
+    Sighting,
     SourceRecord,
     claim_document,
     claim_for_run,
@@ -19,10 +20,11 @@ from db.store import (
     fail_document,
     finished_before,
     forget_unread,
+    mark_seen,
     record_unread,
+    sightings,
     start_processing,
     stored_page_numbers,
-    unchanged_source,
     unread_key,
 )
 from folio.settings import get_settings
@@ -40,7 +42,7 @@ class Registered:
     file: SourceFile
     sha256: str
     document_id: int
-    outcome: str  # "new": to parse; "duplicate": bytes already known; "failed": unreadable
+    outcome: str  # "new": to parse; "unchanged": as seen before here; "duplicate": bytes known; "failed": unreadable
     pages_todo: tuple[int, ...] = ()
     identity: FileIdentity | None = None  # the file's when its bytes were hashed (see tasks.files)
 
@@ -64,28 +66,54 @@ def register_files(files: list[SourceFile], engine: Engine, max_file_bytes: int,
                    force: bool = False) -> list[Registered]:
     """Claim a document for every file; a file whose bytes are already known becomes another source.
 
-    A document another run holds an unexpired claim on is left to that run (outcome "duplicate").
-    With force, finished documents are parsed again: their stored pages are cleared. A file that cannot be
-    read or opened is recorded as a failed document with the reason; only an infrastructure error (the
-    database unreachable) fails the registration.
+    A file seen before at the same path or URI, as it was then (`Sighting.unchanged`), is not read at all
+    (outcome "unchanged"): one query looks them all up. A file read again (touched) and found to hold the
+    bytes it held there is unchanged too; the same bytes seen only elsewhere are a "duplicate", and so is a
+    document another run holds an unexpired claim on (left to that run).
+    With force, every file is read and finished documents are parsed again: their stored pages are cleared.
+    A file that cannot be read or opened is recorded as a failed document with the reason; only an
+    infrastructure error (the database unreachable) fails the registration.
     """
     log = log or logging.getLogger(__name__)
+    with session_scope(engine) as session:
+        seen = {} if force else sightings(session, [file.uri for file in files])
+        unchanged = unchanged_files(files, seen)
+        mark_seen(session, [sighting.source_id for sighting in unchanged.values()])
+    if unchanged:
+        log.info("%d of %d files unchanged since they were last seen: not read again", len(unchanged), len(files))
     claimed_now: set[int] = set()
-    registered = []
-    for number, file in enumerate(files, 1):
-        registered.append(_register(file, engine, max_file_bytes, claim, claimed_now, force))
-        if number % 25 == 0 or number == len(files):
-            log.info("registered %d/%d files", number, len(files))
+    registered, read, to_read = [], 0, len(files) - len(unchanged)
+    for file in files:
+        if (sighting := unchanged.get(file.uri)) is not None:
+            registered.append(Registered(file, sighting.sha256, sighting.document_id, "unchanged"))
+            continue
+        seen_here = {sighting.document_id for sighting in seen.get(file.uri, ())}
+        registered.append(_register(file, engine, max_file_bytes, claim, claimed_now, seen_here, force))
+        read += 1
+        if read % 25 == 0 or read == to_read:
+            log.info("registered %d/%d files to read", read, to_read)
     return registered
 
 
+def unchanged_files(files: list[SourceFile], seen: dict[str, list[Sighting]]) -> dict[str, Sighting]:
+    """By URI, the sighting each listed file is unchanged since; files refused at listing never are."""
+    found = {}
+    for file in files:
+        record = _record(file)
+        sighting = next((s for s in seen.get(file.uri, ()) if s.unchanged(record)), None)
+        if sighting is not None and file.refused is None:
+            found[file.uri] = sighting
+    return found
+
+
+def _record(file: SourceFile) -> SourceRecord:
+    return SourceRecord(uri=file.uri, size_bytes=file.size_bytes, modified_at=file.modified_at, etag=file.etag)
+
+
 def _register(file: SourceFile, engine: Engine, max_file_bytes: int, claim: Claim,
-              claimed_now: set[int], force: bool) -> Registered:
-    source = SourceRecord(uri=file.uri, size_bytes=file.size_bytes, modified_at=file.modified_at, etag=file.etag)
-    with session_scope(engine) as session:
-        known = None if force else unchanged_source(session, source)
-    if known is not None:  # a nightly re-listing: the file is as it was, its bytes are not read again
-        return Registered(file, known[1], known[0], "duplicate")
+              claimed_now: set[int], seen_here: set[int], force: bool) -> Registered:
+    """Read the file and claim its document; `seen_here`: the documents this URI was seen holding before."""
+    source = _record(file)
     try:
         file, sha256, identity = read_bytes(file, max_file_bytes)
     except Exception as error:  # noqa: BLE001 - whatever stops this file stops only this file
@@ -97,8 +125,9 @@ def _register(file: SourceFile, engine: Engine, max_file_bytes: int, claim: Clai
         forget_unread(session, file.uri)
         document_id, created = claim_document(session, sha256, source)
         status, done_before = ("pending", False) if created else finished_before(session, document_id)
-        if document_id in claimed_now or (done_before and not force) or \
-                not claim_for_run(session, document_id, claim):
+        if done_before and not force:
+            return Registered(file, sha256, document_id, "unchanged" if document_id in seen_here else "duplicate")
+        if document_id in claimed_now or not claim_for_run(session, document_id, claim):
             return Registered(file, sha256, document_id, "duplicate")
         claimed_now.add(document_id)
         if status in FINISHED:

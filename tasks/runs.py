@@ -40,13 +40,18 @@ class PageCounts:
 
 @dataclass(frozen=True)
 class RunSummary:
-    """What became of every listed file; done + duplicate + reused + failed + quarantined == files_listed.
+    """What became of every listed file; unchanged + done + duplicate + reused + failed + quarantined ==
+    files_listed.
 
+    An unchanged file was seen before at the same path or URI, as it is now (size and modification time, or
+    ETag), and its document is finished: it was not read again (or, touched since, was read and held the same
+    bytes). A duplicate holds the bytes of a document seen at another path, or one another run is working on.
     A reused document is new bytes whose every page was found already parsed (a re-saved copy).
     """
 
     run_id: int
     files_listed: int
+    documents_unchanged: int
     documents_done: int
     documents_duplicate: int
     documents_failed: int
@@ -91,8 +96,8 @@ def finish(engine: Engine, run_id: int, registered: list[Registered], pages: Pag
     with session_scope(engine) as session:
         statuses = finish_documents(session, parsed_ids, "; ".join(sorted(set(batch_errors))))
         if claim is not None:
-            release_claims(session, [item.document_id for item in registered
-                                     if statuses.get(item.document_id, "done") in FINISHED], claim)
+            release_claims(session, [item.document_id for item in registered if item.outcome != "unchanged"
+                                     and statuses.get(item.document_id, "done") in FINISHED], claim)
         reused = fully_reused(session, [i for i, status in statuses.items() if status == "done"])
         outcomes = [
             ("reused" if item.document_id in reused else _finished_or_failed(statuses[item.document_id]))
@@ -104,6 +109,7 @@ def finish(engine: Engine, run_id: int, registered: list[Registered], pages: Pag
         summary = RunSummary(
             run_id=run_id,
             files_listed=len(registered),
+            documents_unchanged=outcomes.count("unchanged"),
             documents_done=outcomes.count("done"),
             documents_duplicate=outcomes.count("duplicate"),
             documents_failed=outcomes.count("failed"),

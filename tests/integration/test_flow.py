@@ -108,8 +108,8 @@ def test_a_second_run_stores_nothing_new(database: Engine, archive: Path, monkey
     second = digitize(source=str(archive))
     assert counts() == before
     assert second.pages_parsed == 0
-    assert second.documents_duplicate == second.files_listed == first.files_listed
-    # files seen before with the same size and time are not read again; the touched one is, and is known
+    assert second.documents_unchanged == second.files_listed == first.files_listed
+    # files seen before with the same size and time are not read again; the touched one is, and holds what it held
     assert hashed == ["report.pdf"]
 
 

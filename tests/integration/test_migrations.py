@@ -13,7 +13,7 @@ TABLES = {"documents", "document_sources", "pages", "page_issues", "blocks", "ta
 def test_upgrade_and_downgrade(empty_database):
     engine = get_engine()
     upgrade(engine)
-    assert current_revision(engine) == head_revision() == "0008"
+    assert current_revision(engine) == head_revision() == "0009"
     assert TABLES <= set(inspect(engine).get_table_names())
     downgrade(engine, "base")
     assert current_revision(engine) is None

@@ -79,7 +79,7 @@ def test_a_run_over_an_s3_prefix(s3_endpoint: str, tmp_path: Path, new_database_
 
     again = FolioRun("s3://archive/deliveries/2026-11", url, home, **credentials(s3_endpoint))
     assert again.finish() == 0, "".join(again.lines)[-3000:]
-    assert "  files  2 listed: 0 done, 2 duplicate," in "".join(again.lines)  # same ETags: unread
+    assert "  files  2 listed: 2 unchanged\n" in "".join(again.lines)  # same ETags: unread
     assert not (home / "spool").exists() or not list((home / "spool").glob("*"))
 
 
