@@ -48,13 +48,30 @@ ORDER BY d.id, p.page_no, b.reading_order
 def cmd_run(args: argparse.Namespace) -> int:
     check_source(args.source)
     check_database()
-    from flows.digitize import digitize
+    from db.session import get_engine
+    from flows.nothing_new import record_if_nothing_new
     from tasks.discover import path_uri
 
     source = args.source if args.source.startswith("s3://") else path_uri(Path(args.source))  # a name not UTF-8
     with progress_shown(live=not args.verbose):
-        state = digitize(source=source, batch_size=args.batch_size, return_state=True)
+        if (summary := record_if_nothing_new(source, get_engine())) is None:
+            start_prefect()
+            from flows.digitize import digitize  # imported by a run with something to read only
+
+            state = digitize(source=source, batch_size=args.batch_size, return_state=True)
+    if summary is not None:
+        print("\n".join(summary_lines(summary, source)))
+        return ExitCode.OK
     return report_run(state, source)
+
+
+def start_prefect() -> None:
+    """Prefect's temporary server, unless PREFECT_API_URL names a server; the progress display says so."""
+    from flows.leftovers import start_temporary_server
+    from flows.progress import Step, tell
+
+    tell(Step("starting"))
+    start_temporary_server(get_settings().home_dir)
 
 
 def cmd_reprocess(args: argparse.Namespace) -> int:
@@ -66,6 +83,7 @@ def cmd_reprocess(args: argparse.Namespace) -> int:
                           args.force)  # a ValueError here says what is wrong before any flow starts
     check_database()
     with progress_shown(live=not args.verbose):
+        start_prefect()
         state = reprocess(statuses=list(selection.statuses), ids=list(selection.ids), since=selection.since,
                           until=selection.until, engine_version=selection.engine_version, force=selection.force,
                           batch_size=args.batch_size, return_state=True)
@@ -141,6 +159,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     write_samples(folder)
     check_database()
     with progress_shown(live=not args.verbose):
+        start_prefect()
         state = digitize(source=str(folder), return_state=True)
     if code := report_run(state, str(folder)):
         return code
@@ -306,19 +325,17 @@ HANDLERS = {
 }
 
 
-FLOW_COMMANDS = ("run", "reprocess", "demo")  # their flows mark the runs of dead processes crashed as they open
 DATABASE_COMMANDS = ("export", "sql", "status", "search", "inspect", "report", "db")
 
 
 def recover(command: str, settings: Settings) -> None:
-    """Before a command: what killed folio processes left running is stopped, and their runs are marked crashed;
-    a command that runs a flow starts Prefect's temporary server, recorded so that it cannot outlive it."""
-    from flows.leftovers import start_temporary_server, stop_leftovers
+    """Before a command: what killed folio processes left running is stopped, and their runs are marked crashed
+    (a command that runs a flow does that as its run opens, once it has started Prefect's temporary server,
+    recorded so that it cannot outlive it: `start_prefect`)."""
+    from flows.leftovers import stop_leftovers
 
     stop_leftovers(settings)
-    if command in FLOW_COMMANDS:
-        start_temporary_server(settings.home_dir)
-    elif command in DATABASE_COMMANDS:
+    if command in DATABASE_COMMANDS:
         from db.session import get_engine
         from tasks.recovery import recover_crashed_runs
 

@@ -31,7 +31,6 @@ from folio.settings import get_settings
 from tasks.discover import SourceFile
 from tasks.failures import BadDocument, reason
 from tasks.files import FileIdentity, HeldFile, hash_file, too_large
-from tasks.pdf import inspect_document
 from tasks.policy import is_transient, task_options
 
 
@@ -138,6 +137,8 @@ def _register(file: SourceFile, engine: Engine, max_file_bytes: int, claim: Clai
 def start_document(engine: Engine, file: SourceFile, sha256: str, document_id: int, max_file_bytes: int,
                    identity: FileIdentity | None) -> Registered:
     """A first look inside a claimed document's file: its pages to parse, or the document failed with the reason."""
+    from tasks.pdf import inspect_document  # PyMuPDF is imported by a run that opens a file, not by a no-op run
+
     try:
         with HeldFile(file.path, sha256, identity, max_file_bytes) as held:
             info = inspect_document(Path(held.path))

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, ProgressColumn, SpinnerColumn, Task, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from flows.progress import Step, tell, watching
+from flows.progress import Step, watching
 
 PLAIN_EVERY_SECONDS = 10.0  # a plain progress line at most this often (the first and the last always)
 
@@ -19,6 +19,7 @@ def describe(step: Step) -> str:
     """What the run is doing, in a few words."""
     return {
         "starting": "starting Prefect",
+        "looking": f"looking for new or changed files in {step.detail}",
         "listing": f"listing {step.detail}",
         "selecting": f"choosing documents ({step.detail})",
         "registering": f"registering {step.total} files",
@@ -95,9 +96,7 @@ def shown(live: bool) -> Iterator[None]:
     if live and console.is_terminal and not console.is_dumb_terminal:
         display = TerminalProgress(console)
         with display.progress, watching(display):
-            tell(Step("starting"))
             yield
     else:
         with watching(PlainProgress()):
-            tell(Step("starting"))
             yield

@@ -2,6 +2,8 @@
 
 import json
 import os
+import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -9,13 +11,15 @@ from prefect import get_client
 from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
 from sqlalchemy import Engine, event, text
 
+from db.session import get_engine
 from db.store import Claim
 from flows.digitize import digitize
 from folio.samples import PARAGRAPHS, PageSpec, born_digital_pdf
-from folio.settings import get_settings
+from folio.settings import Settings, get_settings
 from tasks import parse, register
 from tasks.discover import list_source
 from tests import pdfs
+from tests.integration.folio_process import FolioProcess
 
 
 def one_page(folder: Path, name: str, title: str) -> Path:
@@ -124,3 +128,30 @@ def test_seen_files_are_looked_up_in_one_query_and_never_read(database: Engine, 
     registered = register.register_files(files, database, get_settings().max_file_bytes, Claim("test", 60))
     assert [item.outcome for item in registered] == ["unchanged"] * 5
     assert [sql.split()[0] for sql in statements] == ["SELECT", "UPDATE"]  # the lookup, then last_seen_at
+
+
+def test_folio_run_with_nothing_new_is_recorded_without_prefect_unless_a_server_is_configured(
+        new_database_url: Callable[[], str], delivery: Path, tmp_path: Path):
+    url, home = new_database_url(), tmp_path / "home"
+
+    def folio_run(**settings: str) -> str:
+        run = FolioProcess(["run", str(delivery)], url, home, **settings)
+        assert run.finish() == 0, "".join(run.lines)[-3000:]
+        return "".join(run.lines)
+
+    first = folio_run()
+    assert "folio: starting Prefect" in first and "  files  5 listed: 4 done, 1 failed\n" in first
+    again = folio_run()
+    assert "  files  5 listed: 5 unchanged\n" in again and "starting Prefect" not in again
+    from prefect.settings import PREFECT_API_URL  # the tests' Prefect server
+
+    with_server = folio_run(PREFECT_API_URL=PREFECT_API_URL.value())
+    assert "folio: starting Prefect" in with_server and "  files  5 listed: 5 unchanged\n" in with_server
+    with get_engine(Settings(database_url=url)).connect() as connection:
+        runs = connection.execute(text(
+            "SELECT status, flow_run_id, files_listed, documents_unchanged FROM runs ORDER BY id")).all()
+    assert [(status, listed, unchanged) for status, _, listed, unchanged in runs] == [
+        ("completed", 5, 0), ("completed", 5, 5), ("completed", 5, 5)]
+    assert runs[1].flow_run_id is None  # recorded by folio alone: Prefect's temporary server was not started
+    with get_client(sync_client=True) as client:
+        assert client.read_flow_run(uuid.UUID(runs[2].flow_run_id)).state.is_completed()

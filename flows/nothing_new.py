@@ -1,0 +1,49 @@
+"""A run with nothing new, recorded without Prefect: when no Prefect server is configured and every listed file
+is unchanged since it was last seen, starting Prefect's temporary server would cost far more than the run."""
+
+import time
+
+from sqlalchemy import Engine
+
+from db.migrate import current_revision, head_revision
+from db.session import session_scope
+from db.store import mark_seen, sightings
+from flows.progress import Step, tell
+from tasks.discover import list_source
+from tasks.register import Registered, unchanged_files
+from tasks.runs import PageCounts, RunSummary, abandon_run, finish, open_run
+
+
+def prefect_server_configured() -> bool:
+    """Whether PREFECT_API_URL names a Prefect server, where every run is to be a flow run."""
+    from prefect.settings import PREFECT_API_URL
+
+    return bool(PREFECT_API_URL.value())
+
+
+def record_if_nothing_new(source: str, engine: Engine) -> RunSummary | None:
+    """The summary of a run recorded at once, in `runs` as any other, when no Prefect server is configured and
+    every file the source lists was seen before as it is now, its document finished (each file's last_seen_at
+    is updated); None, having written nothing, otherwise: the digitize flow must run.
+
+    The files are listed and looked up (one query) as the flow does; no file is read and no model loaded.
+    """
+    started = time.perf_counter()
+    if prefect_server_configured() or current_revision(engine) != head_revision():  # the flow migrates a schema
+        return None
+    tell(Step("looking", detail=source))
+    files = list_source(source)
+    with session_scope(engine) as session:
+        unchanged = unchanged_files(files, sightings(session, [file.uri for file in files]))
+    if len(unchanged) < len(files):
+        return None
+    run_id = open_run(engine, source, None)
+    try:
+        with session_scope(engine) as session:
+            mark_seen(session, [sighting.source_id for sighting in unchanged.values()])
+        registered = [Registered(file, unchanged[file.uri].sha256, unchanged[file.uri].document_id, "unchanged")
+                      for file in files]
+        return finish(engine, run_id, registered, PageCounts(), [], time.perf_counter() - started)
+    except BaseException:
+        abandon_run(run_id, time.perf_counter() - started, engine)
+        raise
