@@ -98,10 +98,10 @@ def unchanged_files(files: list[SourceFile], seen: dict[str, list[Sighting]]) ->
     """By URI, the sighting each listed file is unchanged since; files refused at listing never are."""
     found = {}
     for file in files:
-        record = _record(file)
-        sighting = next((s for s in seen.get(file.uri, ()) if s.unchanged(record)), None)
-        if sighting is not None and file.refused is None:
-            found[file.uri] = sighting
+        if file.refused is None and file.uri in seen:
+            record = _record(file)
+            if (sighting := next((s for s in seen[file.uri] if s.unchanged(record)), None)) is not None:
+                found[file.uri] = sighting
     return found
 
 
