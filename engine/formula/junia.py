@@ -55,6 +55,7 @@ class JuniaFormulaModel:
         self.max_tokens = min(max_tokens, config["max_length"] - 1)
         encoder_path, step_path = exported_graphs(assets, cache_dir)
         self.encoder, self.step = OnnxModel(encoder_path, device, threads), OnnxModel(step_path, device, threads)
+        self.past = [given.name for given in self.step.session.get_inputs() if given.name.startswith("past_")]
         self.path = assets / "best.pt"
         self.runtime, self.providers = self.encoder.runtime, self.encoder.providers
         self.why = f"{self.encoder.why}; exported to {encoder_path.parent}"
@@ -83,7 +84,9 @@ class JuniaFormulaModel:
 
         Rows that finish leave the batch, so long formulas do not keep short ones computing.
         """
-        cross_k, cross_v, probabilities, past = self.encoder.run({"images": images}, release=True)
+        encoded = self.encoder.run({"images": images}, release=True)
+        state = dict(zip((given.name for given in self.encoder.session.get_outputs()), encoded))
+        probabilities = state.pop("probs")  # the rest: each layer's cross and cached keys and values, batch first
         count = len(images)
         active = np.arange(count)
         outputs: list[list[int]] = [[] for _ in range(count)]
@@ -104,9 +107,9 @@ class JuniaFormulaModel:
             finished = len(keep) < len(active)
             if finished:
                 active, token = active[keep], token[keep]
-                past, cross_k, cross_v = past[:, :, keep], cross_k[:, keep], cross_v[:, keep]
-            probabilities, past = self.step.run({"token": token, "position": np.array([position]), "past": past,
-                                                 "cross_k": cross_k, "cross_v": cross_v},
-                                                release=finished)  # the arena's buffers of the longer batch go
+                state = {name: value[keep] for name, value in state.items()}
+            probabilities, *present = self.step.run({"token": token, "position": np.array([position]), **state},
+                                                    release=finished)  # the arena's buffers of the longer batch go
+            state.update(zip(self.past, present))
         confidences = [float(np.exp(np.mean(np.log(np.maximum(s, 1e-9))))) if s else 0.0 for s in scores]
         return [guard.trimmed(out) for guard, out in zip(guards, outputs)], confidences
