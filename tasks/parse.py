@@ -25,6 +25,7 @@ from tasks.failures import BadDocument, reason
 from tasks.files import FileIdentity, HeldFile
 from tasks.gpu import gpu_slot
 from tasks.pdf import open_pdf, page_fingerprint, page_graphics, page_input
+from tasks.pdf_layout import set_layout_threads
 from tasks.persist import PageOutcome, reusable_pages, save_batch, stored_result
 from tasks.policy import is_transient, task_options
 from tasks.register import Registered
@@ -103,7 +104,9 @@ def engine_identity() -> Identity:
 
 
 def get_pipeline() -> PageParser:
-    """The engine FOLIO_ENGINE names, loaded once per worker process (and again only when its settings change)."""
+    """The engine FOLIO_ENGINE names, loaded once per worker process (and again only when its settings change);
+    PyMuPDF's layout analyzer, which reads the pages for it, gets the same share of the cores as its models."""
+    set_layout_threads(threads_per_worker(get_settings().workers))
     return _loaded(vlm_config() if get_settings().engine == "vlm" else engine_config())
 
 

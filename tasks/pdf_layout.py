@@ -8,11 +8,16 @@ The layout model's regions are kept from the same call (`Page.layout_information
 """
 
 import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
+import onnxruntime
 import pymupdf
 
 from engine.geometry import union
 from engine.orientation import turn_box, turned_size
+from engine.runtime.onnx import cpu_cores
 from engine.stages.classify import CAPTION
 from engine.stages.tables import make_table
 from engine.types import BBox, BlockType, FoundTable, Region, TableCell
@@ -26,6 +31,50 @@ LAYOUT_TYPES: dict[str, BlockType] = {  # PyMuPDF layout classes in folio's voca
     "footnote": "footnote", "formula": "formula", "table": "table", "picture": "figure",
     "page-header": "header", "page-footer": "footer",
 }
+
+
+_threads_lock = threading.Lock()
+_threads: int | None = None  # intra-op threads of the analyzer's sessions, once set_layout_threads made them
+
+
+def set_layout_threads(threads: int) -> None:
+    """Make PyMuPDF's layout analyzer again with `threads` intra-op threads per ONNX Runtime session (0: every core),
+    once per process and count. PyMuPDF makes it on import with ONNX Runtime's default, a thread per core that
+    spins while it waits: with several workers on the cores that costs most of its CPU time (on the bench's pages
+    580 ms a page against 335 ms with one thread) for nothing."""
+    global _threads
+    threads = threads or cpu_cores()
+    with _threads_lock:
+        if threads == _threads or pymupdf._get_layout is None:
+            return
+        from pymupdf.layout import DocumentLayoutAnalyzer
+
+        with _sessions_with_threads(threads):
+            model = DocumentLayoutAnalyzer.get_model()  # as pymupdf.layout.activate() makes it
+
+        def get_layout(*args, **kwargs):
+            return model.predict(*args, **kwargs)
+
+        pymupdf._get_layout = get_layout
+        _threads = threads
+
+
+@contextmanager
+def _sessions_with_threads(threads: int) -> Iterator[None]:
+    """ONNX Runtime sessions made meanwhile (the analyzer's modules make them by onnxruntime.InferenceSession)
+    get `threads` intra-op threads and one inter-op thread."""
+    made = onnxruntime.InferenceSession
+
+    def session(path, sess_options=None, providers=None, **kwargs):
+        options = sess_options or onnxruntime.SessionOptions()
+        options.intra_op_num_threads, options.inter_op_num_threads = threads, 1
+        return made(path, sess_options=options, providers=providers, **kwargs)
+
+    onnxruntime.InferenceSession = session
+    try:
+        yield
+    finally:
+        onnxruntime.InferenceSession = made
 
 
 def layout_worth_it(lines: int, drawn: int) -> bool:
