@@ -2,8 +2,11 @@
 
 Runs the engine directly (no Prefect, no database) on a benchmark split, in batches
 as the flow does, and prints pages per second, seconds per page for each stage and
-the page-text NED against the split's ground truth. Stage times are per page of the
-batch; with several workers they overlap, so they add up to more than the wall time.
+the page-text NED against the split's ground truth. Each worker reads its batch's pages
+(text layer, PyMuPDF's layout analysis) and parses them, as the flow's tasks do. Stage times
+are per page of the batch; with several workers they overlap, so they add up to more than the
+wall time. CPU s/page is the process's user + sys time over all its threads: what a page costs
+whatever else runs on the machine.
 
     .venv/bin/python benchmarks/engine_speed.py [--split ../shared/bench/dev] [--tesseract] [--workers 2]
 """
@@ -25,9 +28,11 @@ import pymupdf
 from engine.pipeline import EngineConfig, build_pipeline
 from engine.runtime.onnx import threads_per_worker
 from engine.types import TEXT_TYPES, PageInput
-from tasks.pdf import page_input
+from tasks.pdf import page_fingerprint, page_graphics, page_input
+from tasks.pdf_layout import set_layout_threads
 
 KINDS = ("born_digital", "scanned")
+READING = "page input (tasks)"  # graphics, text layer, PyMuPDF's layout analysis and tables, fingerprint
 
 
 def pages_of(split: Path, kind: str) -> list[tuple[Path, int, dict]]:
@@ -41,31 +46,45 @@ def pages_of(split: Path, kind: str) -> list[tuple[Path, int, dict]]:
     return pages
 
 
-def load_inputs(pages: list[tuple[Path, int, dict]]) -> list[PageInput]:
+def load_inputs(pages: list[tuple[int, tuple[Path, int, dict]]]) -> list[PageInput]:
+    """Engine inputs of numbered pages, read as the flow reads them (graphics, text layer and layout, fingerprint)."""
     inputs = []
-    for number, (path, index, _) in enumerate(pages):
+    for number, (path, index, _) in pages:
         with pymupdf.open(path) as document:
-            inputs.append(page_input(document[index], str(number), path))
+            graphics = page_graphics(document[index])
+            inputs.append(page_input(document[index], str(number), path, graphics))
+            page_fingerprint(document[index], graphics)
     return inputs
 
 
 def engine_run(pages, batch_size: int, workers: int, config: EngineConfig):
-    """The pages in batches, `workers` batches at once on one pipeline (as the flow's thread runner does)."""
+    """The pages in batches, `workers` batches at once on one pipeline, each batch's pages read by the worker that
+    parses them (as the flow's thread runner does). Returns wall seconds, CPU seconds of the process (user + sys,
+    every thread), seconds per page of each stage, and the page texts."""
     pipeline = build_pipeline(config)
-    started = time.perf_counter()
-    inputs = load_inputs(pages)
-    split_seconds = time.perf_counter() - started
-    batches = [inputs[start:start + batch_size] for start in range(0, len(inputs), batch_size)]
+    set_layout_threads(config.threads)
+    numbered = list(enumerate(pages))
+    batches = [numbered[start:start + batch_size] for start in range(0, len(numbered), batch_size)]
+
+    def parse(batch):
+        started = time.perf_counter()
+        inputs = load_inputs(batch)
+        reading = (time.perf_counter() - started) / len(inputs)
+        results = pipeline(inputs)
+        for result in results:
+            result.stage_seconds = {READING: reading, **result.stage_seconds}
+        return results
+
+    started, cpu = time.perf_counter(), time.process_time()
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        results = [result for batch in pool.map(pipeline, batches) for result in batch]
-    wall = time.perf_counter() - started
+        results = [result for batch in pool.map(parse, batches) for result in batch]
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     stages: dict[str, float] = defaultdict(float)
-    stages["text layer extraction (tasks)"] = split_seconds
     for result in results:
         for stage, seconds in result.stage_seconds.items():
             stages[stage] += seconds
     texts = [" ".join(b.text for b in r.blocks if b.type in TEXT_TYPES) for r in results]
-    return wall, {k: v / len(results) for k, v in stages.items()}, texts
+    return wall, cpu, {k: v / len(results) for k, v in stages.items()}, texts
 
 
 def tesseract_run(pages, jobs: int):
@@ -111,9 +130,10 @@ def main() -> None:
           f"recognizer {'int8' if config.ocr_int8 else 'float'}")
     for kind in args.kind or KINDS:
         pages = pages_of(args.split, kind)
-        wall, stages, texts = engine_run(pages, args.batch_size, args.workers, config)
+        load = " ".join(Path("/proc/loadavg").read_text().split()[:3]) if Path("/proc/loadavg").exists() else "?"
+        wall, cpu, stages, texts = engine_run(pages, args.batch_size, args.workers, config)
         print(f"\n{kind}: {len(pages)} pages in {wall:.1f} s = {len(pages) / wall:.2f} pages/s, "
-              f"text NED {text_ned(bench, pages, texts):.3f}")
+              f"CPU {cpu / len(pages):.3f} s/page (load before: {load}), text NED {text_ned(bench, pages, texts):.3f}")
         for stage, seconds in stages.items():
             print(f"  {stage:32s} {seconds * 1000:8.1f} ms/page")
         if kind == "scanned" and args.tesseract:
