@@ -17,7 +17,7 @@ import pymupdf
 
 from engine.geometry import union
 from engine.orientation import turn_box, turned_size
-from engine.runtime.onnx import cpu_cores
+from engine.runtime.onnx import cpu_cores, share_cores
 from engine.stages.classify import CAPTION
 from engine.stages.tables import make_table
 from engine.types import BBox, BlockType, FoundTable, Region, TableCell
@@ -38,10 +38,10 @@ _threads: int | None = None  # intra-op threads of the analyzer's sessions, once
 
 
 def set_layout_threads(threads: int) -> None:
-    """Make PyMuPDF's layout analyzer again with `threads` intra-op threads per ONNX Runtime session (0: every core),
-    once per process and count. PyMuPDF makes it on import with ONNX Runtime's default, a thread per core that
-    spins while it waits: with several workers on the cores that costs most of its CPU time (on the bench's pages
-    580 ms a page against 335 ms with one thread) for nothing."""
+    """Make PyMuPDF's layout analyzer again with `threads` intra-op threads per ONNX Runtime session (0: every core)
+    that do not spin, once per process and count. PyMuPDF makes it on import with ONNX Runtime's default, a
+    spinning thread per core: with several workers on the cores that costs much CPU time for nothing (on the
+    bench's pages 580 ms a page against 335 ms with one thread)."""
     global _threads
     threads = threads or cpu_cores()
     with _threads_lock:
@@ -62,12 +62,11 @@ def set_layout_threads(threads: int) -> None:
 @contextmanager
 def _sessions_with_threads(threads: int) -> Iterator[None]:
     """ONNX Runtime sessions made meanwhile (the analyzer's modules make them by onnxruntime.InferenceSession)
-    get `threads` intra-op threads and one inter-op thread."""
+    share the cores as the engine's do (engine.runtime.onnx.share_cores), their other options kept."""
     made = onnxruntime.InferenceSession
 
     def session(path, sess_options=None, providers=None, **kwargs):
-        options = sess_options or onnxruntime.SessionOptions()
-        options.intra_op_num_threads, options.inter_op_num_threads = threads, 1
+        options = share_cores(sess_options or onnxruntime.SessionOptions(), threads)
         return made(path, sess_options=options, providers=providers, **kwargs)
 
     onnxruntime.InferenceSession = session
