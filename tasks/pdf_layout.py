@@ -33,36 +33,46 @@ LAYOUT_TYPES: dict[str, BlockType] = {  # PyMuPDF layout classes in folio's voca
 }
 
 
-_threads_lock = threading.Lock()
-_threads: int | None = None  # intra-op threads of the analyzer's sessions, once set_layout_threads made them
+_made_lock = threading.Lock()  # sessions are made one analyzer at a time (see _sessions_with_threads)
+_threads: int | None = None  # intra-op threads of each analyzer's sessions, once set_layout_threads was called
+_local = threading.local()  # this thread's analyzer: (its threads, the analyzer)
 
 
 def set_layout_threads(threads: int) -> None:
-    """Make PyMuPDF's layout analyzer again with `threads` intra-op threads per ONNX Runtime session (0: every core)
-    that do not spin, once per process and count. PyMuPDF makes it on import with ONNX Runtime's default, a
-    spinning thread per core: with several workers on the cores that costs much CPU time for nothing (on the
-    bench's pages 580 ms a page against 335 ms with one thread)."""
+    """Run PyMuPDF's layout analysis on an analyzer of each thread's own, whose ONNX Runtime sessions have `threads`
+    intra-op threads (0: every core) that do not spin.
+
+    PyMuPDF makes one analyzer on import, shared by every thread: its image feature extractor keeps the last
+    page's features in itself, so two workers' pages at once could swap features. And its sessions take ONNX
+    Runtime's default, a spinning thread per core: with several workers on the cores that costs much CPU time
+    for nothing (on the bench's pages 580 ms a page against 335 ms with one thread)."""
     global _threads
-    threads = threads or cpu_cores()
-    with _threads_lock:
-        if threads == _threads or pymupdf._get_layout is None:
-            return
+    with _made_lock:
+        if pymupdf._get_layout is not None:
+            _threads = threads or cpu_cores()
+            pymupdf._get_layout = _get_layout
+
+
+def _get_layout(*args, **kwargs):
+    return _analyzer().predict(*args, **kwargs)
+
+
+def _analyzer():
+    """This thread's layout analyzer, made on its first page (and again when the threads were set anew)."""
+    made = getattr(_local, "analyzer", None)
+    if made is None or made[0] != _threads:
         from pymupdf.layout import DocumentLayoutAnalyzer
 
-        with _sessions_with_threads(threads):
-            model = DocumentLayoutAnalyzer.get_model()  # as pymupdf.layout.activate() makes it
-
-        def get_layout(*args, **kwargs):
-            return model.predict(*args, **kwargs)
-
-        pymupdf._get_layout = get_layout
-        _threads = threads
+        with _made_lock, _sessions_with_threads(_threads or cpu_cores()):
+            made = _local.analyzer = (_threads, DocumentLayoutAnalyzer.get_model())  # as pymupdf makes its own
+    return made[1]
 
 
 @contextmanager
 def _sessions_with_threads(threads: int) -> Iterator[None]:
     """ONNX Runtime sessions made meanwhile (the analyzer's modules make them by onnxruntime.InferenceSession)
-    share the cores as the engine's do (engine.runtime.onnx.share_cores), their other options kept."""
+    share the cores as the engine's do (engine.runtime.onnx.share_cores), their other options kept. Callers hold
+    _made_lock: the class is swapped for the whole process."""
     made = onnxruntime.InferenceSession
 
     def session(path, sess_options=None, providers=None, **kwargs):

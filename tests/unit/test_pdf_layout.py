@@ -1,5 +1,7 @@
-"""PyMuPDF's layout analysis as the tasks run it: on a worker's share of the cores."""
+"""PyMuPDF's layout analysis as the tasks run it: on a worker's share of the cores, an analyzer per thread."""
 
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import onnx
@@ -26,7 +28,7 @@ def test_sessions_made_for_the_analyzer_get_the_threads_and_do_not_spin(tmp_path
     model = _identity_model(tmp_path / "identity.onnx")
     options = onnxruntime.SessionOptions()
     options.enable_cpu_mem_arena = False  # the analyzer's own options are kept
-    with pdf_layout._sessions_with_threads(1):
+    with pdf_layout._made_lock, pdf_layout._sessions_with_threads(1):
         session = onnxruntime.InferenceSession(str(model), sess_options=options, providers=["CPUExecutionProvider"])
     made = session.get_session_options()
     assert made.intra_op_num_threads == 1 and not made.enable_cpu_mem_arena
@@ -34,7 +36,7 @@ def test_sessions_made_for_the_analyzer_get_the_threads_and_do_not_spin(tmp_path
     assert onnxruntime.InferenceSession.__name__ == "InferenceSession"  # the class is put back
 
 
-def test_the_analyzer_made_again_for_a_worker_still_finds_a_ruled_table(tmp_path: Path, monkeypatch):
+def test_the_analyzers_made_for_workers_still_find_a_ruled_table(tmp_path: Path, monkeypatch):
     monkeypatch.setattr(pymupdf, "_get_layout", pymupdf._get_layout)  # restored after the test
     monkeypatch.setattr(pdf_layout, "_threads", None)
     document = pymupdf.open()
@@ -52,9 +54,9 @@ def test_the_analyzer_made_again_for_a_worker_still_finds_a_ruled_table(tmp_path
     document.save(path)
 
     set_layout_threads(1)
-    analyzer = pymupdf._get_layout
-    set_layout_threads(1)
-    assert pymupdf._get_layout is analyzer  # made once per count
+    with ThreadPoolExecutor(max_workers=2) as pool:  # each worker thread has an analyzer of its own
+        first, second = pool.map(lambda _: (time.sleep(0.1), pdf_layout._analyzer())[1], range(2))
+    assert first is not second and pdf_layout._analyzer() is pdf_layout._analyzer()
     with pymupdf.open(path) as opened:
         item = page_input(opened[0], "p", path)
     [found] = item.found_tables
