@@ -8,7 +8,7 @@ from sqlalchemy import and_, exists, func, literal, select, text, update
 from sqlalchemy.orm import Session
 
 from db.models import Document, Run
-from folio.processes import ProcessId, machine
+from db.processes import ProcessId, machine
 
 
 @dataclass(frozen=True)

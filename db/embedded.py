@@ -17,7 +17,7 @@ import fasteners
 import psutil
 
 from db.passwords import password, read_password, scram_verifier
-from folio.processes import ProcessId
+from db.processes import ProcessId
 
 with warnings.catch_warnings():  # platformdirs warns when XDG_RUNTIME_DIR is unset (containers, CI)
     warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR is not set")

@@ -12,18 +12,15 @@ from psycopg.types.string import TextLoader
 from sqlalchemy import Engine, func, select, text
 
 from db.models import SEARCH_CONFIG, Document, Page
-from db.passwords import passfile, password
-from db.roles import READER, reader_connection
-from db.session import get_engine
-from folio.settings import get_settings
+from db.roles import reader_connection
 
 
 class QueryRefused(Exception):
     """`folio sql` does not run this query; the message says why."""
 
 
-def read_only_query(query: str, limit: int | None = 1000,
-                    engine: Engine | None = None) -> tuple[list[str], list[tuple]]:
+def read_only_query(database: Engine, query: str, secret: str, timeout_seconds: float,
+                    limit: int | None = 1000) -> tuple[list[str], list[tuple]]:
     """Column names and up to `limit` rows (None: all) of one statement, run as folio_reader in a read-only
     transaction; no columns for a statement that returns no rows.
 
@@ -33,10 +30,7 @@ def read_only_query(query: str, limit: int | None = 1000,
     they hold: json and jsonb with their numbers as Decimal, intervals as ISO 8601 text (P1Y2M3DT4H), dates
     and timestamps that Python cannot hold (infinity, after 9999) as PostgreSQL writes them.
     """
-    engine = engine or get_engine()
-    settings = get_settings()
-    secret = password(passfile(settings.home_dir), READER)
-    with reader_connection(engine, secret, settings.sql_timeout_seconds) as connection:
+    with reader_connection(database, secret, timeout_seconds) as connection:
         set_json_loads(partial(json.loads, parse_float=Decimal), context=connection)
         connection.adapters.register_loader("interval", TextLoader)
         for name in ("date", "timestamp", "timestamptz"):
@@ -79,10 +73,9 @@ def _lenient(loader: type[Loader]) -> type[Loader]:
     return Lenient
 
 
-def status_counts(engine: Engine | None = None) -> dict[str, list[tuple[str, int]]]:
+def status_counts(database: Engine) -> dict[str, list[tuple[str, int]]]:
     """{"documents": [(status, n), ...], "pages": [...]}."""
-    engine = engine or get_engine()
-    with engine.connect() as connection:
+    with database.connect() as connection:
         return {
             name: [tuple(row) for row in connection.execute(
                 select(column, func.count()).group_by(column).order_by(column))]
@@ -104,9 +97,8 @@ LIMIT :limit
 """
 
 
-def search_blocks(query: str, limit: int = 20, engine: Engine | None = None) -> tuple[list[str], list[tuple]]:
+def search_blocks(database: Engine, query: str, limit: int = 20) -> tuple[list[str], list[tuple]]:
     """The blocks that match a web-search style query ("a phrase", or, -word), best first, with a snippet."""
-    engine = engine or get_engine()
-    with engine.connect() as connection:
+    with database.connect() as connection:
         result = connection.execute(text(SEARCH_QUERY), {"query": query, "limit": limit})
         return list(result.keys()), [tuple(row) for row in result]

@@ -1,4 +1,4 @@
-"""SQLAlchemy engines and sessions for the configured database."""
+"""SQLAlchemy engines (one pool per database URL) and sessions."""
 
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -6,23 +6,11 @@ from contextlib import contextmanager
 from sqlalchemy import Engine, create_engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from db.server import sqlalchemy_url, start_embedded
-from folio.settings import Settings, get_settings
-
 _engines: dict[str, Engine] = {}
 
 
-def database_url(settings: Settings | None = None) -> str:
-    """FOLIO_DATABASE_URL, or the embedded server's (started on first use)."""
-    settings = settings or get_settings()
-    if settings.database_url:
-        return sqlalchemy_url(settings.database_url)
-    return sqlalchemy_url(start_embedded(settings.pgdata))
-
-
-def get_engine(settings: Settings | None = None) -> Engine:
-    """One pooled engine per database URL in this process."""
-    url = database_url(settings)
+def get_engine(url: str) -> Engine:
+    """One pooled engine per SQLAlchemy database URL in this process."""
     if url not in _engines:
         _engines[url] = create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
     return _engines[url]

@@ -48,13 +48,13 @@ ORDER BY d.id, p.page_no, b.reading_order
 def cmd_run(args: argparse.Namespace) -> int:
     check_source(args.source)
     check_database()
-    from db.session import get_engine
     from flows.nothing_new import record_if_nothing_new
+    from folio.database import database
     from tasks.discover import path_uri
 
     source = args.source if args.source.startswith("s3://") else path_uri(Path(args.source))  # a name not UTF-8
     with progress_shown(live=not args.verbose):
-        if (summary := record_if_nothing_new(source, get_engine())) is None:
+        if (summary := record_if_nothing_new(source, database())) is None:
             start_prefect()
             from flows.digitize import digitize  # imported by a run with something to read only
 
@@ -110,26 +110,27 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_search(args: argparse.Namespace) -> int:
     from db.query import search_blocks
+    from folio.database import database
 
-    print_rows(*search_blocks(args.query, limit=args.limit))
+    print_rows(*search_blocks(database(), args.query, limit=args.limit))
     return 0
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
-    from db.session import get_engine
     from folio.annotate import annotate_page, load_document
+    from folio.database import database
 
-    out = annotate_page(load_document(get_engine(), args.document), args.page, Path(args.out), args.dpi)
+    out = annotate_page(load_document(database(), args.document), args.page, Path(args.out), args.dpi)
     console.print(f"page {args.page} with its blocks drawn: {out}", highlight=False)
     return 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from db.session import get_engine
     from folio.annotate import load_document
+    from folio.database import database
     from folio.report import write_report
 
-    index = write_report(load_document(get_engine(), args.document), Path(args.out), args.dpi)
+    index = write_report(load_document(database(), args.document), Path(args.out), args.dpi)
     console.print(f"report: {index}", highlight=False)
     return 0
 
@@ -151,8 +152,8 @@ def report_run(state: "State", source: str) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from db.query import read_only_query
     from flows.digitize import digitize
+    from folio.database import analyst_query
     from folio.samples import write_samples
 
     folder = get_settings().home_dir / "samples"
@@ -165,37 +166,37 @@ def cmd_demo(args: argparse.Namespace) -> int:
         return code
     console.print("Example query (run your own with: folio sql \"SELECT ...\"):", style="bold")
     console.print(DEMO_QUERY, markup=False, highlight=False)
-    print_rows(*read_only_query(DEMO_QUERY, limit=args.limit or None))
+    print_rows(*analyst_query(DEMO_QUERY, args.limit or None))
     return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
     from db.documents import DocumentFilter
     from db.export import export_files, one_export, write_exports
-    from db.session import get_engine
+    from folio.database import database
     from folio.formats import FORMATS
 
     chosen = DocumentFilter(tuple(args.id or ()), tuple(args.sha256 or ()), tuple(args.source or ()), args.since)
     form = FORMATS[args.format]
     if args.out == "-":
-        sys.stdout.write(form.render(one_export(get_engine(), chosen)))
+        sys.stdout.write(form.render(one_export(database(), chosen)))
         return 0
     if args.out.startswith("s3://"):
         from tasks.s3 import put_files
 
-        count = put_files(export_files(get_engine(), chosen, form.render, form.suffix), args.out, form.content_type)
+        count = put_files(export_files(database(), chosen, form.render, form.suffix), args.out, form.content_type)
     else:
-        count = write_exports(get_engine(), Path(args.out), chosen, form.render, form.suffix)
+        count = write_exports(database(), Path(args.out), chosen, form.render, form.suffix)
     console.print(f"{count} documents exported to {args.out} ({args.format})", highlight=False)
     return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
     from db.export import one_export
-    from db.session import get_engine
+    from folio.database import database
     from folio.formats import to_markdown
 
-    sys.stdout.write(to_markdown(one_export(get_engine(), reference=args.document)))
+    sys.stdout.write(to_markdown(one_export(database(), reference=args.document)))
     return 0
 
 
@@ -230,12 +231,13 @@ def sql_rows(query: str, limit: int | None) -> tuple[list[str], list[tuple]]:
     a database that cannot be reached stays what it is (errors.explain: exit 2)."""
     import psycopg
 
-    from db.query import QueryRefused, read_only_query
+    from db.query import QueryRefused
     from db.roles import ReaderUnavailable
     from db.server import error_line
+    from folio.database import analyst_query
 
     try:
-        return read_only_query(query, limit=limit)
+        return analyst_query(query, limit)
     except ReaderUnavailable as error:
         raise UsageError(str(error)) from error
     except (psycopg.Error, QueryRefused) as error:
@@ -246,17 +248,18 @@ def sql_rows(query: str, limit: int | None) -> tuple[list[str], list[tuple]]:
 
 def cmd_status(args: argparse.Namespace) -> int:
     from db.query import status_counts
+    from folio.database import database
 
-    for title, counts in status_counts().items():
+    for title, counts in status_counts(database()).items():
         print_rows([title, "status", "count"], [(title, status, count) for status, count in counts])
     return 0
 
 
 def cmd_db(args: argparse.Namespace) -> int:
     from db.migrate import current_revision, downgrade, head_revision, upgrade
-    from db.session import get_engine
+    from folio.database import database
 
-    engine = get_engine()
+    engine = database()
     if args.action == "grant-reader":
         from db.roles import grant_reader
 
@@ -336,10 +339,10 @@ def recover(command: str, settings: Settings) -> None:
 
     stop_leftovers(settings)
     if command in DATABASE_COMMANDS:
-        from db.session import get_engine
+        from folio.database import database
         from tasks.recovery import recover_crashed_runs
 
-        recover_crashed_runs(get_engine())
+        recover_crashed_runs(database())
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -14,7 +14,7 @@ from pathlib import Path
 import fasteners
 
 from db.embedded import stop_abandoned
-from folio.processes import ProcessId
+from db.processes import ProcessId
 from folio.settings import Settings
 
 log = logging.getLogger(__name__)

@@ -2,7 +2,6 @@
 
 import os
 import re
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -10,21 +9,10 @@ from prefect import task
 
 from folio.settings import get_settings
 from tasks.failures import unreadable
+from tasks.files import SourceFile
 from tasks.policy import task_options
 
 _ESCAPE = re.compile(rb"\\(\\|x([0-9a-fA-F]{2}))")
-
-
-@dataclass(frozen=True)
-class SourceFile:
-    """A file found in a source, with what is known before reading it."""
-
-    uri: str
-    path: Path | None  # where its bytes are read; None for an S3 object not fetched yet
-    size_bytes: int
-    modified_at: datetime | None  # None: not known (a file no longer there)
-    etag: str | None = None  # S3 objects
-    refused: str | None = None  # why the file is not read at all (found when it was listed)
 
 
 def path_uri(path: Path) -> str:

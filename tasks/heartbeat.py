@@ -8,7 +8,8 @@ from contextlib import contextmanager
 from sqlalchemy import Engine
 
 from db.crashes import beat
-from db.session import get_engine, session_scope
+from db.session import session_scope
+from folio.database import database
 from folio.settings import get_settings
 
 log = logging.getLogger(__name__)
@@ -17,7 +18,7 @@ log = logging.getLogger(__name__)
 @contextmanager
 def heartbeat(run_id: int, engine: Engine | None = None) -> Iterator[None]:
     """Beat now (a retried flow run's new process takes the row over), then every interval until the block ends."""
-    engine = engine or get_engine()
+    engine = engine or database()
     interval = get_settings().heartbeat_seconds
     with session_scope(engine) as session:
         beat(session, run_id)

@@ -12,13 +12,14 @@ from prefect import task
 from prefect.logging import get_run_logger
 from sqlalchemy import Engine
 
-from db.session import get_engine, session_scope
+from db.session import session_scope
 from db.store import Claim, failed_documents
 from engine.identity import Identity
 from engine.pipeline import EngineConfig, build_pipeline, pipeline_identity
 from engine.runtime.onnx import threads_per_worker
 from engine.types import PageInput, PageParser, PageResult
 from engine.vlm import VlmConfig, build_vlm_engine, vlm_identity
+from folio.database import database
 from folio.settings import get_settings
 from tasks.budget import OutOfTime, PageBudget, TimeLimit, page_budget
 from tasks.failures import BadDocument, reason
@@ -296,4 +297,4 @@ def _run_engine(pipeline: PageParser, inputs: list[PageInput],
 def parse_batch(batch: Batch) -> BatchReport:
     pipeline = get_pipeline()
     with gpu_slot(pipeline, get_settings().gpu_slots):
-        return parse_batch_pages(batch, get_engine(), pipeline, get_run_logger())
+        return parse_batch_pages(batch, database(), pipeline, get_run_logger())

@@ -6,8 +6,8 @@ import uuid
 from sqlalchemy import Engine
 
 from db.crashes import RunningRun, mark_crashed, running_runs, tracks_processes
+from db.processes import machine
 from db.session import session_scope
-from folio.processes import machine
 from folio.settings import get_settings
 
 log = logging.getLogger(__name__)

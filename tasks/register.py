@@ -8,7 +8,7 @@ from prefect import task
 from prefect.logging import get_run_logger
 from sqlalchemy import Engine
 
-from db.session import get_engine, session_scope
+from db.session import session_scope
 from db.store import (
     FINISHED,
     Claim,
@@ -27,10 +27,10 @@ from db.store import (
     stored_page_numbers,
     unread_key,
 )
+from folio.database import database
 from folio.settings import get_settings
-from tasks.discover import SourceFile
 from tasks.failures import BadDocument, reason
-from tasks.files import FileIdentity, HeldFile, hash_file, too_large
+from tasks.files import FileIdentity, HeldFile, SourceFile, hash_file, too_large
 from tasks.policy import is_transient, task_options
 
 
@@ -158,4 +158,4 @@ def start_document(engine: Engine, file: SourceFile, sha256: str, document_id: i
 @task(name="register-files", **task_options())
 def register(files: list[SourceFile], claim: Claim, force: bool = False) -> list[Registered]:
     settings = get_settings()
-    return register_files(files, get_engine(settings), settings.max_file_bytes, claim, get_run_logger(), force)
+    return register_files(files, database(settings), settings.max_file_bytes, claim, get_run_logger(), force)

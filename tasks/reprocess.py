@@ -6,7 +6,7 @@ from prefect import task
 from prefect.logging import get_run_logger
 from sqlalchemy import Engine
 
-from db.session import get_engine, session_scope
+from db.session import session_scope
 from db.store import (
     Claim,
     Selection,
@@ -17,10 +17,11 @@ from db.store import (
     documents_to_reprocess,
     fail_document,
 )
+from folio.database import database
 from folio.settings import get_settings
-from tasks.discover import SourceFile, list_source, uri_path
+from tasks.discover import list_source, uri_path
 from tasks.failures import BadDocument
-from tasks.files import FileIdentity
+from tasks.files import FileIdentity, SourceFile
 from tasks.parse import engine_identity
 from tasks.policy import task_options
 from tasks.register import Registered, read_bytes, start_document
@@ -79,10 +80,10 @@ def _vanished(uri: str) -> SourceFile:
 
 @task(name="select-documents", **task_options())
 def select_task(selection: Selection) -> list[int]:
-    return select_documents(get_engine(), selection)
+    return select_documents(database(), selection)
 
 
 @task(name="reopen-documents", **task_options())
 def reopen_task(document_ids: list[int], claim: Claim) -> list[Registered]:
     settings = get_settings()
-    return reopen_documents(document_ids, get_engine(settings), settings.max_file_bytes, claim, get_run_logger())
+    return reopen_documents(document_ids, database(settings), settings.max_file_bytes, claim, get_run_logger())

@@ -8,7 +8,7 @@ from sqlalchemy import Engine
 
 from db.crashes import beat
 from db.migrate import upgrade
-from db.session import get_engine, session_scope
+from db.session import session_scope
 from db.store import (
     FINISHED,
     Claim,
@@ -20,6 +20,7 @@ from db.store import (
     release_claims,
     start_run,
 )
+from folio.database import database
 from folio.settings import get_settings
 from tasks.policy import task_options
 from tasks.recovery import recover_crashed_runs
@@ -138,7 +139,7 @@ def finish(engine: Engine, run_id: int, registered: list[Registered], pages: Pag
 
 def abandon_run(run_id: int, seconds: float, engine: Engine | None = None) -> None:
     """Close a run whose flow ended before its summary as failed (a run already closed is left as it is)."""
-    with session_scope(engine or get_engine()) as session:
+    with session_scope(engine or database()) as session:
         close_unfinished_run(session, run_id, seconds)
 
 
@@ -148,10 +149,10 @@ def _finished_or_failed(status: str) -> str:
 
 @task(name="open-run", **task_options())
 def open_run_task(source: str, claimant: str) -> int:
-    return open_run(get_engine(), source, claimant)
+    return open_run(database(), source, claimant)
 
 
 @task(name="finish-run", **task_options(resumable=False))
 def finish_task(run_id: int, registered: list[Registered], pages: PageCounts, batch_errors: list[str],
                 seconds: float, claim: Claim | None = None) -> RunSummary:
-    return finish(get_engine(), run_id, registered, pages, batch_errors, seconds, claim, get_settings().spool)
+    return finish(database(), run_id, registered, pages, batch_errors, seconds, claim, get_settings().spool)

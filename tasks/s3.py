@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from folio.settings import get_settings
-from tasks.discover import SourceFile
-from tasks.files import FileIdentity
+from tasks.files import FileIdentity, SourceFile
 
 _CHUNK = 1 << 20
 

@@ -23,7 +23,8 @@ os.environ.setdefault("FOLIO_ENGINE_CACHE", str(_SESSION_DIR / "engines"))
 
 from db.migrate import upgrade  # noqa: E402
 from db.server import libpq_url, start_embedded  # noqa: E402
-from db.session import dispose_engines, get_engine  # noqa: E402
+from db.session import dispose_engines  # noqa: E402
+from folio.database import database as configured_database  # noqa: E402
 from folio.settings import get_settings  # noqa: E402
 
 
@@ -71,6 +72,6 @@ def empty_database(new_database_url: Callable[[], str], monkeypatch: pytest.Monk
 @pytest.fixture
 def database(empty_database: str) -> Engine:
     """A new database at the schema's head revision."""
-    engine = get_engine()
+    engine = configured_database()
     upgrade(engine)
     return engine

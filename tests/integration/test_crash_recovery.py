@@ -12,10 +12,10 @@ from prefect.states import Crashed, Running
 from sqlalchemy import Engine, select, text
 
 from db.models import Run
+from db.processes import ProcessId, machine
 from db.session import session_scope
 from db.store import Claim, SourceRecord, claim_document, claim_for_run
 from flows.digitize import digitize
-from folio.processes import ProcessId, machine
 from tasks.recovery import recover_crashed_runs
 from tests.integration.folio_process import FolioProcess
 

@@ -8,8 +8,8 @@ from prefect_dask import DaskTaskRunner
 from sqlalchemy import Engine
 
 from db.export import write_exports
-from db.session import get_engine
 from flows.digitize import digitize
+from folio.database import database as configured_database
 from folio.settings import get_settings
 from tests import pdfs
 
@@ -34,4 +34,4 @@ def test_dask_runner_gives_the_same_export(database: Engine, new_database_url, t
         "n_workers": 2, "threads_per_worker": 1, "processes": True, "dashboard_address": None}))
     summary = on_dask(source=str(archive), batch_size=1)
     assert (summary.pages_parsed, summary.documents_done) == (threads.pages_parsed, threads.documents_done) == (3, 2)
-    assert exports(get_engine(), tmp_path / "dask") == expected
+    assert exports(configured_database(), tmp_path / "dask") == expected

@@ -14,10 +14,11 @@ from db.migrate import upgrade
 from db.query import search_blocks
 from db.roles import grant_reader
 from db.server import libpq_url
-from db.session import dispose_engines, get_engine
+from db.session import dispose_engines
 from flows import cli
 from flows.digitize import digitize
 from folio.annotate import COLOURS
+from folio.database import database as configured_database
 from folio.settings import get_settings
 from tests import pdfs
 
@@ -55,10 +56,10 @@ def test_views_answer_the_common_questions(database: Engine, stored: Path):
 
 
 def test_search_finds_a_phrase_on_its_page(database: Engine, stored: Path, capsys: pytest.CaptureFixture):
-    columns, hits = search_blocks('"Harbour Board"')
+    columns, hits = search_blocks(database, '"Harbour Board"')
     assert columns == ["source", "page", "type", "rank", "snippet"]
     assert hits[0][:3] == (str(stored / "scan.pdf"), 1, "title") and "[Harbour] [Board]" in hits[0][4]
-    assert search_blocks("zeppelin") == (columns, [])
+    assert search_blocks(database, "zeppelin") == (columns, [])
     assert cli.main(["search", "harbour -board"]) == 0
     assert "[harbour] office" in capsys.readouterr().out  # the snippet's marks are printed, not taken as markup
 
@@ -78,7 +79,7 @@ def test_search_uses_the_gin_index(database: Engine):
         plan = "\n".join(connection.execute(text(
             "EXPLAIN SELECT id FROM blocks WHERE search @@ websearch_to_tsquery('simple', 'zeppelin')")).scalars())
     assert "ix_blocks_search" in plan, plan
-    assert len(search_blocks("zeppelin")[1]) == 10
+    assert len(search_blocks(database, "zeppelin")[1]) == 10
 
 
 def test_the_reader_role_reads_and_cannot_write(database: Engine, stored: Path, empty_database: str):
@@ -192,7 +193,7 @@ def test_sql_on_a_server_whose_owner_is_no_superuser(new_database_url, tmp_path:
     monkeypatch.setenv("FOLIO_DATABASE_URL", url.render_as_string(hide_password=False))
     get_settings.cache_clear()
     try:
-        upgrade(get_engine())
+        upgrade(configured_database())
         code, output = folio_sql("SELECT session_user, count(*) FROM documents", capsys)
         assert code == 0 and "│ folio_reader │ 0 │" in output, output
         assert "permission denied" in folio_sql("SELECT pg_read_file('/etc/passwd')", capsys)[1]

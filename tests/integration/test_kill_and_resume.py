@@ -15,10 +15,10 @@ from sqlalchemy import Engine, text
 from db.embedded import Handles, get_server
 from db.export import write_exports
 from db.passwords import passfile
+from db.processes import ProcessId
 from db.server import libpq_url, start_embedded
-from db.session import get_engine
 from flows.digitize import digitize
-from folio.processes import ProcessId
+from folio.database import database as configured_database
 from folio.samples import PARAGRAPHS, PageSpec, born_digital_pdf
 from folio.settings import Settings
 from tests import pdfs
@@ -67,7 +67,7 @@ def test_a_killed_run_resumes_to_the_same_export(point: str, archive: Path, tmp_
 
     again = FolioRun(archive, url, tmp_path / "home")
     assert again.finish() == 0, "".join(again.lines)[-3000:]
-    resumed = get_engine(Settings(database_url=url))
+    resumed = configured_database(Settings(database_url=url))
     with resumed.connect() as connection:
         pages = connection.execute(text("SELECT count(*), count(DISTINCT (document_id, page_no)) FROM pages")).one()
         statuses = connection.execute(text("SELECT DISTINCT status, claimed_by FROM documents")).all()

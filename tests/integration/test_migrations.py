@@ -4,14 +4,14 @@ from sqlalchemy import inspect
 
 from db.migrate import current_revision, downgrade, head_revision, upgrade
 from db.models import Base
-from db.session import get_engine
+from folio.database import database as configured_database
 
 TABLES = {"documents", "document_sources", "pages", "page_issues", "blocks", "tables", "table_cells", "formulas",
           "runs"}
 
 
 def test_upgrade_and_downgrade(empty_database):
-    engine = get_engine()
+    engine = configured_database()
     upgrade(engine)
     assert current_revision(engine) == head_revision() == "0009"
     assert TABLES <= set(inspect(engine).get_table_names())

@@ -15,8 +15,8 @@ from sqlalchemy import Engine, text
 
 from db.migrate import upgrade
 from db.server import libpq_url, start_embedded
-from db.session import get_engine
 from flows.digitize import RunFailed, digitize
+from folio.database import database as configured_database
 from folio.samples import PARAGRAPHS, PageSpec, born_digital_pdf
 from folio.settings import Settings
 from tasks import parse
@@ -116,7 +116,7 @@ def test_a_run_rides_out_a_postgresql_restart(archive: Path, tmp_path: Path, ses
     # session on the machine may make private again (pg_ctl runs as the embedded server's own user)
     pgdata = session_dir / f"restarted-{uuid.uuid4().hex[:8]}"
     url = start_embedded(pgdata)
-    engine = get_engine(Settings(database_url=url))
+    engine = configured_database(Settings(database_url=url))
     upgrade(engine)
     restarter, failures = restart_when_a_batch_commits(pgdata, libpq_url(url), down_seconds=3)
     try:

@@ -9,7 +9,7 @@ import boto3
 import pytest
 from sqlalchemy import text
 
-from db.session import get_engine
+from folio.database import database as configured_database
 from folio.settings import Settings
 from tests import pdfs
 from tests.integration.folio_process import FolioProcess, FolioRun
@@ -56,7 +56,7 @@ def test_a_run_over_an_s3_prefix(s3_endpoint: str, tmp_path: Path, new_database_
     output = "".join(run.lines)
     assert SECRET not in output
 
-    engine = get_engine(Settings(database_url=url))
+    engine = configured_database(Settings(database_url=url))
     with engine.connect() as connection:
         sources = connection.execute(text(
             "SELECT s.uri, s.etag, d.status FROM document_sources s JOIN documents d ON d.id = s.document_id "

@@ -17,9 +17,9 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import WebDriverWait
 from sqlalchemy import Engine, text
 
-from db.session import get_engine
 from engine import ENGINE_VERSION
 from flows import cli
+from folio.database import database as configured_database
 from folio.settings import Settings
 from tests import pdfs
 from tests.integration.folio_process import FolioProcess
@@ -118,7 +118,7 @@ def test_deployments_ingest_and_a_retry_from_the_ui(served: tuple[str, str], bro
     retried = final_state(api, failed_id, after_run=failed["run_count"])
     assert retried["state"]["type"] == "COMPLETED", retried["state"]
 
-    with get_engine(Settings(database_url=database_url)).connect() as connection:
+    with configured_database(Settings(database_url=database_url)).connect() as connection:
         stored = connection.execute(text("SELECT regexp_replace(first_source, '^.*/', ''), status FROM documents "
                                          "ORDER BY id")).all()
     assert stored == [("report.pdf", "done"), ("scan.pdf", "done")]

@@ -11,9 +11,9 @@ from prefect import get_client
 from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
 from sqlalchemy import Engine, event, text
 
-from db.session import get_engine
 from db.store import Claim
 from flows.digitize import digitize
+from folio.database import database as configured_database
 from folio.samples import PARAGRAPHS, PageSpec, born_digital_pdf
 from folio.settings import Settings, get_settings
 from tasks import parse, register
@@ -147,7 +147,7 @@ def test_folio_run_with_nothing_new_is_recorded_without_prefect_unless_a_server_
 
     with_server = folio_run(PREFECT_API_URL=PREFECT_API_URL.value())
     assert "folio: starting Prefect" in with_server and "  files  5 listed: 5 unchanged\n" in with_server
-    with get_engine(Settings(database_url=url)).connect() as connection:
+    with configured_database(Settings(database_url=url)).connect() as connection:
         runs = connection.execute(text(
             "SELECT status, flow_run_id, files_listed, documents_unchanged FROM runs ORDER BY id")).all()
     assert [(status, listed, unchanged) for status, _, listed, unchanged in runs] == [

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from db.embedded import Handles
+from db.processes import ProcessId
 from flows.leftovers import RECORD, record_child, stop_orphans
-from folio.processes import ProcessId
 
 
 @pytest.fixture

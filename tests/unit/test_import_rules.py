@@ -1,0 +1,109 @@
+"""The layers of ../shared/design/ARCHITECTURE.md, read from the source: no forbidden import, no import cycle.
+
+Every import counts, at the top of a module or inside a function; only those under `if TYPE_CHECKING:` do not
+(they never run).
+"""
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("engine", "db", "tasks", "flows", "folio", "migrations")
+FORBIDDEN = {  # a package's modules may not import these (top-level names)
+    "engine": {"prefect", "sqlalchemy", "psycopg", "boto3", "db", "tasks", "flows", "folio"},
+    "db": {"engine", "tasks", "flows", "folio"},
+    "tasks": {"flows"},
+}
+
+
+def module_name(path: Path) -> str:
+    return ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+
+
+def runtime_imports(tree: ast.AST) -> set[str]:
+    """The modules a module imports when it runs."""
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            return
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)  # a submodule imported by name
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Each of folio's modules and the modules of folio it imports."""
+    sources = [path for package in PACKAGES for path in (ROOT / package).rglob("*.py")]
+    imports = {module_name(path): runtime_imports(ast.parse(path.read_text())) for path in sources}
+    return {module: {name for name in names if name in imports and name != module} for module, names in imports.items()}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_no_layer_imports_what_it_must_not():
+    broken = []
+    for package, banned in FORBIDDEN.items():
+        for path in (ROOT / package).rglob("*.py"):
+            for name in runtime_imports(ast.parse(path.read_text())):
+                if name.split(".")[0] in banned:
+                    broken.append(f"{module_name(path)} imports {name}")
+    assert broken == []
+
+
+def test_no_import_cycles():
+    assert cycles(import_graph()) == []
+
+
+def test_the_checks_see_a_cycle_and_skip_type_checking_imports():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    tree = ast.parse("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import db.models\n"
+                     "def f():\n    from db import models\n")
+    assert runtime_imports(tree) == {"typing", "typing.TYPE_CHECKING", "db", "db.models"}
