@@ -7,7 +7,6 @@ FOLIO_FORMULA_MODEL at another checkpoint.
 """
 
 import json
-import tempfile
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -15,7 +14,7 @@ import cv2
 import numpy as np
 
 from engine.formula.decoding import RepetitionGuard
-from engine.runtime.hashes import file_sha256
+from engine.runtime.hashes import engine_cache, file_sha256
 from engine.runtime.onnx import OnnxModel
 
 MAX_TOKENS = 256
@@ -33,7 +32,7 @@ def exported_graphs(assets: Path, cache_dir: Path | None) -> tuple[Path, Path]:
     """The encoder and step graphs of the checkpoint in `assets`, exported on first use."""
     from engine.formula.junia_export import EXPORT_VERSION, export_junia
 
-    folder = (cache_dir or Path(tempfile.gettempdir()) / "folio-engines") / "formula"
+    folder = engine_cache(cache_dir) / "formula"
     stem = f"junia-{file_sha256(assets / 'best.pt', cache_dir)[:16]}-v{EXPORT_VERSION}"
     encoder, step = folder / f"{stem}-encoder.onnx", folder / f"{stem}-step.onnx"
     if not (encoder.is_file() and step.is_file()):

@@ -14,15 +14,20 @@ _known: dict[tuple[str, int, int], str] = {}
 _lock = threading.Lock()
 
 
+def engine_cache(cache_dir: Path | None) -> Path:
+    """Where derived models and file hashes are kept: the engine cache, or folio-engines in the temporary directory."""
+    return cache_dir or Path(tempfile.gettempdir()) / "folio-engines"
+
+
 def file_sha256(path: Path, cache_dir: Path | None = None) -> str:
-    """The file's sha256; read from the file only when neither this process nor the cache knows this version of it
-    (`cache_dir`: the engine cache; None: folio-engines in the temporary directory, as the derived models)."""
+    """The file's sha256; read from the file only when neither this process nor the cache (`engine_cache`) knows
+    this version of it."""
     path = Path(path).resolve()
     stat = path.stat()
     key = (str(path), stat.st_size, stat.st_mtime_ns)
     if key in _known:
         return _known[key]
-    folder = cache_dir or Path(tempfile.gettempdir()) / "folio-engines"
+    folder = engine_cache(cache_dir)
     stored = _read(folder).get(key[0])
     if isinstance(stored, list) and tuple(stored[:2]) == key[1:]:
         digest = stored[2]

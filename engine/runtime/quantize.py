@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.runtime.hashes import file_sha256
+from engine.runtime.hashes import engine_cache, file_sha256
 
 QUANTIZE_VERSION = 1  # bump when the recipe below changes: cached variants are then made again
 MIN_OPSET = 13  # per-channel DequantizeLinear (an `axis`) needs opset 13
@@ -25,7 +25,7 @@ Inputs = Callable[[], Iterable[np.ndarray]]
 def int8_variant(path: Path, cache_dir: Path | None, calibration: Inputs) -> Path:
     """The int8 variant of the single-input model at `path`, made on first use from the inputs `calibration`
     yields."""
-    folder = (cache_dir or Path(tempfile.gettempdir()) / "folio-engines") / "int8"
+    folder = engine_cache(cache_dir) / "int8"
     target = folder / f"{path.stem}-{file_sha256(path, cache_dir)[:16]}-int8-v{QUANTIZE_VERSION}.onnx"
     if target.is_file():
         return target
