@@ -34,7 +34,8 @@ log = logging.getLogger(__name__)
 
 
 class PageRenderer:
-    """Renders pages within a pixel budget, opening each PDF once per batch."""
+    """Renders pages within a pixel budget, opening each PDF once per batch; a page rendered by an earlier stage (the
+    layer check) keeps its image, which every turn of the page since has turned with it."""
 
     def __init__(self, dpi: int, max_pixels: int):
         self.dpi = dpi
@@ -44,6 +45,8 @@ class PageRenderer:
         open_documents: dict[str, pymupdf.Document] = {}
         try:
             for page in pages:
+                if page.image is not None:
+                    continue
                 path = page.input.pdf_path
                 if path not in open_documents:
                     open_documents[path] = pymupdf.open(path)

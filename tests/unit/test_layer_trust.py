@@ -3,6 +3,7 @@
 
 from pathlib import Path
 
+import numpy as np
 import pymupdf
 import pytest
 
@@ -112,6 +113,12 @@ def test_ocr_contradicts_glyph_soup_and_the_page_is_read_as_a_scan(tmp_path: Pat
     assert not page.use_text_layer
     assert page.lines == [] and page.ocr_regions == [(0.0, 0.0, page.input.width, page.input.height)]
     assert page.layer_trust.verdict is Verdict.UNTRUSTED and page.layer_trust.agreement < 0.5
+    rendered = page.image  # the OCR stage reads the check's render, not a second one: it is what a render gives
+    PageRenderer(150, 25_000_000)([page])
+    assert page.image is rendered
+    fresh = PageState(input=page.input)
+    PageRenderer(150, 25_000_000)([fresh])
+    assert np.array_equal(rendered, fresh.image)
 
 
 def test_ocr_confirms_a_type3_layer_that_reads_right(tmp_path: Path, check_stages):
