@@ -5,8 +5,9 @@ as the flow does, and prints pages per second, seconds per page for each stage a
 the page-text NED against the split's ground truth. Each worker reads its batch's pages
 (text layer, PyMuPDF's layout analysis) and parses them, as the flow's tasks do. Stage times
 are per page of the batch; with several workers they overlap, so they add up to more than the
-wall time. CPU s/page is the process's user + sys time over all its threads: what a page costs
-whatever else runs on the machine.
+wall time. With several workers they are engine worker processes, as in the flow (--threads: threads
+of this process). CPU s/page is user + sys time over all threads of this process and of the workers while
+they read and parse: what a page costs whatever else runs on the machine.
 
     .venv/bin/python benchmarks/engine_speed.py [--split ../shared/bench/dev] [--tesseract] [--workers 2]
 """
@@ -20,6 +21,7 @@ import sys
 import time
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from statistics import mean
 
@@ -27,12 +29,13 @@ import pymupdf
 
 from engine.pipeline import EngineConfig, build_pipeline
 from engine.runtime.onnx import threads_per_worker
-from engine.types import TEXT_TYPES, PageInput
-from tasks.pdf import page_fingerprint, page_graphics, page_input
+from engine.types import TEXT_TYPES
+from tasks.budget import page_budget
+from tasks.engine_processes import EngineProcesses, load_pipeline
+from tasks.page_parsing import READING, PageJob, read_and_parse
 from tasks.pdf_layout import set_layout_threads
 
 KINDS = ("born_digital", "scanned")
-READING = "page input (tasks)"  # graphics, text layer, PyMuPDF's layout analysis and tables, fingerprint
 
 
 def pages_of(split: Path, kind: str) -> list[tuple[Path, int, dict]]:
@@ -46,43 +49,35 @@ def pages_of(split: Path, kind: str) -> list[tuple[Path, int, dict]]:
     return pages
 
 
-def load_inputs(pages: list[tuple[int, tuple[Path, int, dict]]]) -> list[PageInput]:
-    """Engine inputs of numbered pages, read as the flow reads them (graphics, text layer and layout, fingerprint)."""
-    inputs = []
-    for number, (path, index, _) in pages:
-        with pymupdf.open(path) as document:
-            graphics = page_graphics(document[index])
-            inputs.append(page_input(document[index], str(number), path, graphics))
-            page_fingerprint(document[index], graphics)
-    return inputs
-
-
-def engine_run(pages, batch_size: int, workers: int, config: EngineConfig):
-    """The pages in batches, `workers` batches at once on one pipeline, each batch's pages read by the worker that
-    parses them (as the flow's thread runner does). Returns wall seconds, CPU seconds of the process (user + sys,
-    every thread), seconds per page of each stage, and the page texts."""
-    pipeline = build_pipeline(config)
-    set_layout_threads(config.threads)
-    numbered = list(enumerate(pages))
-    batches = [numbered[start:start + batch_size] for start in range(0, len(numbered), batch_size)]
-
-    def parse(batch):
-        started = time.perf_counter()
-        inputs = load_inputs(batch)
-        reading = (time.perf_counter() - started) / len(inputs)
-        results = pipeline(inputs)
-        for result in results:
-            result.stage_seconds = {READING: reading, **result.stage_seconds}
-        return results
-
+def engine_run(pages, batch_size: int, workers: int, config: EngineConfig, threads: bool = False):
+    """The pages in batches, `workers` batches at once, each batch's pages read and parsed by one worker as the flow
+    does: in engine worker processes (or threads of this process on one pipeline). Returns wall seconds, CPU
+    seconds (user + sys, every thread, of this process and of the workers while they read and parsed), seconds per
+    page of each stage, and the page texts."""
+    budget = page_budget()
+    jobs = [PageJob(str(number), str(path), index) for number, (path, index, _) in enumerate(pages)]
+    batches = [jobs[start:start + batch_size] for start in range(0, len(jobs), batch_size)]
+    in_process = threads or workers == 1
+    if in_process:
+        pipeline = build_pipeline(config)
+        set_layout_threads(config.threads)
+    else:
+        processes = EngineProcesses(partial(load_pipeline, config), workers, "")
+        processes.start()
     started, cpu = time.perf_counter(), time.process_time()
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        results = [result for batch in pool.map(parse, batches) for result in batch]
+        parsed = list(pool.map(lambda batch: read_and_parse(pipeline, batch, budget) if in_process
+                               else processes(batch, budget), batches))
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+    if not in_process:
+        cpu += sum(part.cpu_seconds for part in parsed)
+        processes.close()
     stages: dict[str, float] = defaultdict(float)
-    for result in results:
-        for stage, seconds in result.stage_seconds.items():
-            stages[stage] += seconds
+    results = [part.results[job.key] for part, batch in zip(parsed, batches) for job in batch]
+    for part in parsed:
+        for key, result in part.results.items():
+            for stage, seconds in {READING: part.reading_seconds[key], **result.stage_seconds}.items():
+                stages[stage] += seconds
     texts = [" ".join(b.text for b in r.blocks if b.type in TEXT_TYPES) for r in results]
     return wall, cpu, {k: v / len(results) for k, v in stages.items()}, texts
 
@@ -116,6 +111,8 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--workers", type=int, default=1, help="batches at once (FOLIO_WORKERS); each model then "
                         "gets cores/workers threads")
+    parser.add_argument("--threads", action="store_true", help="workers as threads of this process on one engine, "
+                        "not engine worker processes")
     parser.add_argument("--ocr-float", action="store_true", help="the float recognizer on CPU, not its int8 variant")
     parser.add_argument("--kind", choices=KINDS, action="append", help="only these kinds of page (repeatable)")
     parser.add_argument("--formula-model", default="auto", help="auto | none | junia | a checkpoint folder")
@@ -125,13 +122,14 @@ def main() -> None:
     bench = args.split.resolve().parent
     config = EngineConfig(device="cpu", formula_model=args.formula_model, threads=threads_per_worker(args.workers),
                           ocr_int8=not args.ocr_float)
-    print(f"CPU threads: {os.cpu_count()}, batch size {args.batch_size}, {args.workers} worker(s) of "
+    kind_of_worker = "thread" if args.threads or args.workers == 1 else "process"
+    print(f"CPU threads: {os.cpu_count()}, batch size {args.batch_size}, {args.workers} worker {kind_of_worker}(s) of "
           f"{config.threads} thread(s), formula model {args.formula_model}, "
           f"recognizer {'int8' if config.ocr_int8 else 'float'}")
     for kind in args.kind or KINDS:
         pages = pages_of(args.split, kind)
         load = " ".join(Path("/proc/loadavg").read_text().split()[:3]) if Path("/proc/loadavg").exists() else "?"
-        wall, cpu, stages, texts = engine_run(pages, args.batch_size, args.workers, config)
+        wall, cpu, stages, texts = engine_run(pages, args.batch_size, args.workers, config, args.threads)
         print(f"\n{kind}: {len(pages)} pages in {wall:.1f} s = {len(pages) / wall:.2f} pages/s, "
               f"CPU {cpu / len(pages):.3f} s/page (load before: {load}), text NED {text_ned(bench, pages, texts):.3f}")
         for stage, seconds in stages.items():

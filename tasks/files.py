@@ -20,7 +20,7 @@ from types import TracebackType
 from tasks.failures import BadDocument, unreadable
 
 _CHUNK = 1 << 20
-_FD_PATHS = Path("/proc/self/fd")
+_PROC = Path("/proc")
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,8 @@ class HeldFile:
         except BaseException:
             os.close(self.fd)
             raise
-        self.path = str(_FD_PATHS / str(self.fd)) if _FD_PATHS.is_dir() else str(path)
+        # the open file by its descriptor, a path that engine worker processes (same user) open too
+        self.path = str(_PROC / str(os.getpid()) / "fd" / str(self.fd)) if _PROC.is_dir() else str(path)
 
     def unchanged(self) -> bool:
         """Whether the file still holds the bytes it was opened with (its identity alone says so, unless it was

@@ -1,13 +1,13 @@
 """Parsing a batch of pages with the engine and storing them in one transaction."""
 
 import logging
+import threading
 import time
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 
-import pymupdf
 from prefect import task
 from prefect.logging import get_run_logger
 from sqlalchemy import Engine
@@ -17,18 +17,20 @@ from db.store import Claim, failed_documents
 from engine.identity import Identity
 from engine.pipeline import EngineConfig, build_pipeline, pipeline_identity
 from engine.runtime.onnx import threads_per_worker
-from engine.types import PageInput, PageParser, PageResult
+from engine.types import PageParser, PageResult
 from engine.vlm import VlmConfig, build_vlm_engine, vlm_identity
 from folio.database import database
 from folio.settings import get_settings
-from tasks.budget import OutOfTime, PageBudget, TimeLimit, page_budget
-from tasks.failures import BadDocument, reason
+from tasks.budget import PageBudget, page_budget
+from tasks.engine_processes import EngineProcesses, engine_on_cpu, load_pipeline
+from tasks.failures import BadDocument
 from tasks.files import FileIdentity, HeldFile
 from tasks.gpu import gpu_slot
-from tasks.pdf import open_pdf, page_fingerprint, page_graphics, page_input
+from tasks.page_parsing import PageJob, each_page, read_and_parse
+from tasks.pdf import page_fingerprint
 from tasks.pdf_layout import set_layout_threads
 from tasks.persist import PageOutcome, reusable_pages, save_batch, stored_result
-from tasks.policy import is_transient, task_options
+from tasks.policy import task_options
 from tasks.register import Registered
 from tasks.validate import validate_results
 
@@ -116,13 +118,47 @@ def _loaded(config: EngineConfig | VlmConfig) -> PageParser:
     return build_vlm_engine(config) if isinstance(config, VlmConfig) else build_pipeline(config)
 
 
-def parse_batch_pages(batch: Batch, engine: Engine, pipeline: PageParser,
+def engine_workers() -> EngineProcesses | None:
+    """The engine worker processes that read and parse the batches when FOLIO_WORKERS > 1 batches run at once in
+    threads of this process and the pipeline runs on CPU; started on the first call (and again when the settings
+    change). None where the engine runs in this process: one worker, a GPU, the VLM engine, or a Dask runner
+    (whose workers are processes already)."""
+    global _workers
+    settings = get_settings()
+    if settings.workers < 2 or settings.engine != "pipeline" or settings.task_runner != "threads" \
+            or not engine_on_cpu(settings.device):
+        return None
+    config = engine_config()
+    with _workers_lock:
+        if _workers is None or _workers[0] != (config, settings.workers):
+            if _workers is not None:
+                _workers[1].close()
+            _workers = ((config, settings.workers), EngineProcesses(partial(load_pipeline, config), settings.workers,
+                                                                    pipeline_identity(config).version))
+        return _workers[1]
+
+
+_workers: tuple[tuple[EngineConfig, int], EngineProcesses] | None = None  # the running ones, with their settings
+_workers_lock = threading.Lock()
+
+
+def stop_engine_workers() -> None:
+    """End the engine worker processes, if any run (at exit they end by themselves)."""
+    global _workers
+    with _workers_lock:
+        if _workers is not None:
+            _workers[1].close()
+            _workers = None
+
+
+def parse_batch_pages(batch: Batch, engine: Engine, parser: PageParser | EngineProcesses,
                       log: logging.Logger | logging.LoggerAdapter | None = None) -> BatchReport:
     """Read, parse and store every page of the batch; a page that fails is stored as failed, with the reason.
 
     A page whose fingerprint already has a result from a parser of the same version (the pipeline's identity:
-    code, settings and model files; stored earlier, or parsed earlier in this batch) reuses it without calling the
-    engine, unless the batch says not to.
+    code, settings and model files; stored earlier, or parsed earlier in this batch) reuses it without being
+    read for the engine (PyMuPDF's layout analysis) or parsed, unless the batch says not to. The pages to parse
+    are read and parsed by `parser`: the engine in this process, or engine worker processes.
     Each document's file is held open while its pages are read and parsed, and only while it holds the
     bytes its document was hashed from; a file that is gone or changed fails its document with the reason,
     and none of its pages is stored with a result.
@@ -131,38 +167,44 @@ def parse_batch_pages(batch: Batch, engine: Engine, pipeline: PageParser,
     started = time.perf_counter()
     with session_scope(engine) as session:  # a document an earlier batch failed: its file is not read again
         bad_files = failed_documents(session, {ref.document_id for ref in batch.pages})
+    budget = page_budget()
     with ExitStack() as stack:
         held = _hold_files(batch, bad_files, stack)
-        inputs, outcomes = _load_pages(batch, held, page_budget())
+        fingerprinted, outcomes = _fingerprint_pages(batch, held, budget)
         with session_scope(engine) as session:
-            fingerprints = {fingerprint for _, _, fingerprint in inputs} if batch.reuse else set()
-            stored = reusable_pages(session, fingerprints, pipeline.version)
+            fingerprints = {fingerprint for _, fingerprint in fingerprinted} if batch.reuse else set()
+            stored = reusable_pages(session, fingerprints, parser.version)
             copies = {fingerprint: stored_result(session, page_id, "") for fingerprint, page_id in stored.items()}
-        first: dict[str, tuple[PageRef, PageInput]] = {}
-        for ref, item, fingerprint in inputs:
-            first.setdefault(fingerprint, (ref, item))
-        to_parse = [item for ref, item, fingerprint in inputs
-                    if fingerprint not in stored and first[fingerprint][0] == ref]
-        results = fail_unread_pages(_run_engine(pipeline, to_parse, log))
+        first: dict[str, PageRef] = {}
+        for ref, fingerprint in fingerprinted:
+            first.setdefault(fingerprint, ref)
+        jobs = [PageJob(_key(ref), held[ref.document_id].path, ref.page_no - 1) for ref, fingerprint in fingerprinted
+                if fingerprint not in stored and first[fingerprint] == ref]
+        parsed = (parser(jobs, budget) if isinstance(parser, EngineProcesses)
+                  else read_and_parse(parser, jobs, budget, log))
+        results = fail_unread_pages(parsed.results)
         bad_files.update({document_id: "changed during the run: written to while its pages were parsed"
                           for document_id, file in held.items() if not file.unchanged()})
     validation_started = time.perf_counter()
     verdicts = validate_results([result for result in results.values() if isinstance(result, PageResult)],
-                                {item.key: item for item in to_parse})
+                                parsed.inputs)
     results.update((key, verdict.result) for key, verdict in verdicts.items())  # flagged blocks repaired
     validation_seconds = time.perf_counter() - validation_started
-    for ref, _, fingerprint in inputs:
-        original, original_input = first[fingerprint]
+    for ref, fingerprint in fingerprinted:
+        original = first[fingerprint]
+        key = _key(original)
         if fingerprint in stored:
             result, origin, same_as = copies[fingerprint], stored[fingerprint], None
+        elif key in parsed.unread:  # unread: failed without a fingerprint, as a page that could not be opened
+            outcomes.append(PageOutcome(ref.document_id, ref.page_no, None, error=parsed.unread[key]))
+            continue
         else:
-            result, origin = results.get(original_input.key), None
+            result, origin = results.get(key), None
             same_as = None if original == ref else (original.document_id, original.page_no)
         error = None if isinstance(result, PageResult) else result
         outcomes.append(PageOutcome(ref.document_id, ref.page_no, fingerprint, result if error is None else None,
                                     error, reused_from=origin, same_as=same_as,
-                                    issues=verdicts[original_input.key].issues if original_input.key in verdicts
-                                    else ()))
+                                    issues=verdicts[key].issues if key in verdicts else ()))
     outcomes = [_without_bad_files(outcome, bad_files) for outcome in outcomes]
     save_batch(engine, outcomes, batch.claim, bad_files)
     failed_pages = sum(1 for outcome in outcomes if outcome.result is None)
@@ -180,7 +222,7 @@ def parse_batch_pages(batch: Batch, engine: Engine, pipeline: PageParser,
              f", {reused} reused" if reused else "", f", {failed_pages} failed" if failed_pages else "",
              f", {len(quarantined)} quarantined" if quarantined else "",
              f", {blocks_flagged} blocks flagged" if blocks_flagged else "")
-    return BatchReport(batch.index, len(outcomes), failed_pages, reused, len(to_parse), seconds, quarantined,
+    return BatchReport(batch.index, len(outcomes), failed_pages, reused, len(parsed.inputs), seconds, quarantined,
                        flagged)
 
 
@@ -222,79 +264,30 @@ def _hold_files(batch: Batch, bad_files: dict[int, str], stack: ExitStack) -> di
     return held
 
 
-def _load_pages(batch: Batch, held: dict[int, HeldFile],
-                budget: PageBudget) -> tuple[list[tuple[PageRef, PageInput, str]], list[PageOutcome]]:
-    """Engine inputs and fingerprints for the batch's pages of held files; a page that cannot be read, or is
-    over its budget, becomes a failure with the reason."""
-    loaded, failures = [], []
-    documents: dict[int, pymupdf.Document | BadDocument] = {}
-    try:
-        for ref in batch.pages:
-            if ref.document_id not in held:
-                continue
-            if ref.document_id not in documents:
-                try:
-                    documents[ref.document_id] = open_pdf(Path(held[ref.document_id].path))
-                except BadDocument as error:
-                    documents[ref.document_id] = error
-            document = documents[ref.document_id]
-            try:
-                if isinstance(document, BadDocument):
-                    raise document
-                with TimeLimit(budget.seconds):
-                    loaded.append(_load_page(document, ref, held[ref.document_id].path, budget))
-            except OutOfTime:
-                failures.append(PageOutcome(ref.document_id, ref.page_no, None,
-                                            error=budget.out_of_time("reading the page")))
-            except Exception as error:  # noqa: BLE001 - whatever stops this page stops only this page
-                if is_transient(error):
-                    raise
-                failures.append(PageOutcome(ref.document_id, ref.page_no, None, error=reason(error)))
-    finally:
-        for document in documents.values():
-            if isinstance(document, pymupdf.Document):
-                document.close()
-    return loaded, failures
+def _fingerprint_pages(batch: Batch, held: dict[int, HeldFile],
+                       budget: PageBudget) -> tuple[list[tuple[PageRef, str]], list[PageOutcome]]:
+    """The fingerprints of the batch's pages of held files; a page that cannot be read, or is over its budget,
+    becomes a failure with the reason."""
+    fingerprinted, failures = [], []
+    refs = [ref for ref in batch.pages if ref.document_id in held]
+    for ref, fingerprint, why in each_page(refs, lambda ref: (held[ref.document_id].path, ref.page_no - 1),
+                                           lambda _, page: page_fingerprint(page), budget):
+        if why is None:
+            fingerprinted.append((ref, fingerprint))
+        else:
+            failures.append(PageOutcome(ref.document_id, ref.page_no, None, error=why))
+    return fingerprinted, failures
 
 
-def _load_page(document: pymupdf.Document, ref: PageRef, path: str,
-               budget: PageBudget) -> tuple[PageRef, PageInput, str]:
-    page = document[ref.page_no - 1]
-    graphics = page_graphics(page)
-    item = page_input(page, f"{ref.document_id}:{ref.page_no}", Path(path), graphics, budget)
-    return ref, item, page_fingerprint(page, graphics)
-
-
-def _run_engine(pipeline: PageParser, inputs: list[PageInput],
-                log: logging.Logger | logging.LoggerAdapter) -> dict[str, PageResult | str]:
-    """Results by page key, each page within its time budget (a batch within the sum of its pages'); if the
-    batch fails or runs out of time, its pages are parsed one by one to isolate the bad one. A server that is
-    busy, unreachable or silent (the VLM engine's) fails the batch: the task retries it."""
-    if not inputs:
-        return {}
-    budget = page_budget()
-    try:
-        with TimeLimit(budget.seconds * len(inputs)):
-            return {result.key: result for result in pipeline(inputs)}
-    except (ConnectionError, TimeoutError):
-        raise
-    except OutOfTime:
-        if len(inputs) == 1:
-            return {inputs[0].key: budget.out_of_time("parsing the page")}
-        log.warning("batch ran out of time in the engine; parsing its pages one by one")
-    except Exception as error:  # noqa: BLE001 - a model failing on one page must not fail the others
-        if len(inputs) == 1:
-            why = reason(error)
-            return {inputs[0].key: f"engine {why}" if why.startswith("error:") else why}
-        log.warning("batch failed in the engine (%s); parsing its pages one by one", error)
-    results: dict[str, PageResult | str] = {}
-    for item in inputs:
-        results.update(_run_engine(pipeline, [item], log))
-    return results
+def _key(ref: PageRef) -> str:
+    return f"{ref.document_id}:{ref.page_no}"
 
 
 @task(name="parse-batch", task_run_name="parse-batch-{batch.index}", **task_options())
 def parse_batch(batch: Batch) -> BatchReport:
+    workers = engine_workers()
+    if workers is not None:
+        return parse_batch_pages(batch, database(), workers, get_run_logger())
     pipeline = get_pipeline()
     with gpu_slot(pipeline, get_settings().gpu_slots):
         return parse_batch_pages(batch, database(), pipeline, get_run_logger())

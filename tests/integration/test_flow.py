@@ -8,9 +8,12 @@ import pytest
 from sqlalchemy import Engine, func, select, text
 
 from db.export import write_exports
+from db.migrate import upgrade
 from db.models import Block, Document, DocumentSource, Page
 from flows.digitize import digitize
-from tasks import register
+from folio.database import database as configured_database
+from folio.settings import get_settings
+from tasks import parse, register
 from tests import pdfs
 
 
@@ -210,3 +213,30 @@ def test_a_glyph_soup_text_layer_is_read_by_ocr_and_the_decision_is_stored(datab
     assert [row.text_layer for row in report] == [True, True]
     assert all(row.text_layer_trust["verdict"] == "trusted" and row.text_layer_trust["agreement"] is None
                for row in report)
+
+
+def stored_blocks(engine: Engine) -> list[tuple]:
+    with engine.connect() as connection:
+        return [tuple(row) for row in connection.execute(
+            select(Document.first_source, Page.page_no, Block.reading_order, Block.type, Block.text, Block.x0,
+                   Block.y0, Block.x1, Block.y1)
+            .join(Page, Page.document_id == Document.id).join(Block, Block.page_id == Page.id)
+            .order_by(Document.first_source, Page.page_no, Block.reading_order)).all()]
+
+
+def test_with_two_workers_pages_are_parsed_in_engine_processes_and_stored_as_with_one(
+        database: Engine, archive: Path, new_database_url, monkeypatch: pytest.MonkeyPatch):
+    digitize(source=str(archive / "reports"), batch_size=1)
+    monkeypatch.setenv("FOLIO_DATABASE_URL", new_database_url())
+    monkeypatch.setenv("FOLIO_WORKERS", "2")
+    get_settings.cache_clear()
+    other = configured_database()
+    upgrade(other)
+    monkeypatch.setattr(parse, "get_pipeline", lambda: pytest.fail("the engine was loaded in the flow's process"))
+    try:
+        summary = digitize(source=str(archive / "reports"), batch_size=1)
+    finally:
+        parse.stop_engine_workers()
+        get_settings.cache_clear()
+    assert (summary.documents_done, summary.pages_parsed) == (2, 3)
+    assert stored_blocks(other) == stored_blocks(database) != []

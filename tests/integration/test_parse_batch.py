@@ -9,6 +9,7 @@ from sqlalchemy import Engine, text
 from db.store import Claim
 from engine.types import Block, PageInput, PageResult
 from tasks.discover import list_source
+from tasks.engine_processes import EngineProcesses
 from tasks.parse import Batch, make_batches, parse_batch_pages
 from tasks.register import Registered, register_files
 from tests import pdfs
@@ -132,3 +133,31 @@ def test_a_file_changed_before_its_pages_are_read_fails_its_document_without_pag
     with database.connect() as connection:
         status, error = connection.execute(text("SELECT status, error FROM documents")).one()
     assert status == "failed" and "changed" in error, error
+
+
+def fake_parser() -> FakeParser:
+    """The engine each worker process of the test's EngineProcesses loads."""
+    return FakeParser("v")
+
+
+def blocks(database: Engine, folder: Path) -> list[tuple]:
+    """(page no, reading order, type, text, box) of every block of the folder's documents."""
+    with database.connect() as connection:
+        return [tuple(row) for row in connection.execute(text(
+            "SELECT p.page_no, b.reading_order, b.type, b.text, b.x0, b.y0, b.x1, b.y1 FROM blocks b "
+            "JOIN pages p ON p.id = b.page_id JOIN documents d ON d.id = p.document_id "
+            "WHERE d.first_source LIKE :folder ORDER BY d.id, p.page_no, b.reading_order"), {"folder": f"{folder}/%"})]
+
+
+def test_engine_worker_processes_store_what_the_engine_in_this_process_stores(database: Engine,
+                                                                              folders: tuple[Path, Path]):
+    first, second = folders
+    parse_batch_pages(batch(database, first), database, FakeParser("v"))
+    workers = EngineProcesses(fake_parser, 2, "v")
+    try:
+        report = parse_batch_pages(batch(database, second, reuse=False), database, workers)
+    finally:
+        workers.close()
+    assert (report.pages, report.failed, report.reused, report.engine_pages) == (2, 0, 0, 2)
+    assert pages(database, second) == pages(database, first)
+    assert blocks(database, second) == blocks(database, first) != []

@@ -1,0 +1,74 @@
+"""Engine worker processes: a batch read and parsed in a worker equals the same batch parsed in this process, and a
+worker that dies fails only the call it was on."""
+
+import os
+from concurrent.futures.process import BrokenProcessPool
+from functools import partial
+from pathlib import Path
+
+import pytest
+
+from engine.pipeline import EngineConfig
+from engine.types import PageInput, PageResult
+from tasks.budget import page_budget
+from tasks.engine_processes import EngineProcesses, engine_on_cpu, load_pipeline
+from tasks.page_parsing import PageJob, read_and_parse
+from tests import pdfs
+
+CONFIG = EngineConfig(device="cpu", threads=1)
+
+
+def summary(result: PageResult | str) -> object:
+    """What a page's result says: its blocks' types, texts, boxes and LaTeX (or the failure)."""
+    if isinstance(result, str):
+        return result
+    return [(block.type, block.text, block.bbox, block.formula and block.formula.latex, block.order)
+            for block in result.blocks]
+
+
+def test_a_batch_parsed_in_a_worker_process_equals_the_batch_parsed_in_this_process(tmp_path: Path):
+    report, formula = pdfs.two_column_pdf(tmp_path), pdfs.formula_page_pdf(tmp_path)
+    jobs = [PageJob("a", str(report), 0), PageJob("b", str(report), 1), PageJob("c", str(formula), 0),
+            PageJob("d", str(report), 7)]
+    here = read_and_parse(load_pipeline(CONFIG), jobs, page_budget())
+    workers = EngineProcesses(partial(load_pipeline, CONFIG), 2, "")
+    try:
+        there = workers(jobs, page_budget())
+    finally:
+        workers.close()
+    assert list(there.inputs) == list(here.inputs) == ["a", "b", "c"]
+    assert there.inputs == here.inputs
+    assert "not in document" in there.unread["d"] and there.unread == here.unread
+    assert {key: summary(result) for key, result in there.results.items()} == \
+        {key: summary(result) for key, result in here.results.items()}
+    assert any(block.formula for block in there.results["c"].blocks) or CONFIG.formula_model == "none"
+    assert there.cpu_seconds > 0 and set(there.reading_seconds) == {"a", "b", "c"}
+
+
+class Dying:
+    """A parser whose process ends on a page keyed "die"."""
+
+    version = "v"
+    models: dict[str, object] = {}
+    missing: dict[str, str] = {}
+
+    def __call__(self, inputs: list[PageInput]) -> list[PageResult]:
+        if any(item.key == "die" for item in inputs):
+            os._exit(9)
+        return [PageResult(key=item.key, width=item.width, height=item.height, text_layer=True, blocks=[],
+                           engine_version=self.version) for item in inputs]
+
+
+def test_a_worker_that_dies_fails_its_call_and_the_next_call_gets_new_workers(tmp_path: Path):
+    report = str(pdfs.two_column_pdf(tmp_path))
+    workers = EngineProcesses(Dying, 1, "v")
+    try:
+        with pytest.raises(BrokenProcessPool):
+            workers([PageJob("die", report, 0)], page_budget())
+        assert list(workers([PageJob("a", report, 0)], page_budget()).results) == ["a"]
+    finally:
+        workers.close()
+
+
+def test_the_engine_runs_in_worker_processes_only_on_cpu():
+    assert engine_on_cpu("cpu") and not engine_on_cpu("cuda")
