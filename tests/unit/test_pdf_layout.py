@@ -7,6 +7,7 @@ from pathlib import Path
 import onnx
 import onnxruntime
 import pymupdf
+import pytest
 from onnx import TensorProto, helper
 
 from tasks import pdf_layout
@@ -16,22 +17,25 @@ from tasks.pdf_layout import set_layout_threads
 ROWS = [["Region", "Q1", "Q2"], ["North", "120", "135"], ["South", "98", "101"], ["East", "77", "80"]]
 
 
-def _identity_model(path: Path) -> Path:
-    given = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
-    made = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])
+def _identity_model(path: Path, shape: list[int | str]) -> Path:
+    given = helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)
+    made = helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)
     graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "identity", [given], [made])
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
     return path
 
 
-def test_sessions_made_for_the_analyzer_get_the_threads_and_do_not_spin(tmp_path: Path):
-    model = _identity_model(tmp_path / "identity.onnx")
+@pytest.mark.parametrize(("shape", "arena"), [([2, "edges"], False), (["batch", 3, "width"], False),
+                                             (["batch", 3, 9], True)])
+def test_sessions_made_for_the_analyzer_get_the_threads_do_not_spin_and_an_arena_if_of_fixed_size(
+        tmp_path: Path, shape: list[int | str], arena: bool):
+    model = _identity_model(tmp_path / "identity.onnx", shape)
     options = onnxruntime.SessionOptions()
-    options.enable_cpu_mem_arena = False  # the analyzer's own options are kept
+    options.enable_cpu_mem_arena = False  # as PyMuPDF makes them
     with pdf_layout._made_lock, pdf_layout._sessions_with_threads(1):
         session = onnxruntime.InferenceSession(str(model), sess_options=options, providers=["CPUExecutionProvider"])
     made = session.get_session_options()
-    assert made.intra_op_num_threads == 1 and not made.enable_cpu_mem_arena
+    assert made.intra_op_num_threads == 1 and made.enable_cpu_mem_arena == arena
     assert made.get_session_config_entry("session.intra_op.allow_spinning") == "0"
     assert onnxruntime.InferenceSession.__name__ == "InferenceSession"  # the class is put back
 
