@@ -9,9 +9,7 @@ its user); what comes back is the pages read and their results.
 
 import logging
 import multiprocessing
-import os
-import threading
-import time
+import queue
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -45,43 +43,60 @@ def load_pipeline(config: EngineConfig) -> PageParser:
 
 
 class EngineProcesses:
-    """A pool of worker processes that each load their engine once, by calling `load` (picklable: a module's
-    function, or a partial of one); call it with a batch's pages. `version`: the engine's, found without loading
-    it."""
+    """`workers` worker processes that each load their engine once, by calling `load` (picklable: a module's
+    function, or a partial of one); call it with a batch's pages, from as many threads as there are workers.
+    `version`: the engine's, found without loading it.
+
+    Each worker is a pool of one process of its own, so that a worker that dies (killed, or crashed in native
+    code by a page) fails only the call it was on: that call's pages are then parsed one by one on a new worker,
+    and the page that kills a worker alone fails with the reason; its neighbours are parsed.
+    """
 
     def __init__(self, load: Callable[[], PageParser], workers: int, version: str):
         self.load, self.workers, self.version = load, workers, version
-        self._lock = threading.Lock()
-        self._pool = self._start()
+        self._free: queue.SimpleQueue[ProcessPoolExecutor] = queue.SimpleQueue()
+        self._all = [self._worker() for _ in range(workers)]
+        for worker in self._all:
+            self._free.put(worker)
 
-    def _start(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_load, initargs=(self.load,))
+    def _worker(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"), initializer=_load,
+                                   initargs=(self.load,))
 
     def __call__(self, jobs: list[PageJob], budget: PageBudget) -> ParsedPages:
-        """The pages read and parsed in one of the workers. A worker that died (killed, or crashed in native code)
-        fails the call with BrokenProcessPool; the pool is started again for the next."""
-        with self._lock:
-            pool = self._pool
+        """The pages read and parsed in the next free worker."""
+        worker = self._free.get()
         try:
-            return pool.submit(_read_and_parse, jobs, budget).result()
+            return worker.submit(_read_and_parse, jobs, budget).result()
         except BrokenProcessPool:
-            with self._lock:
-                if self._pool is pool:
-                    log.warning("an engine worker process died; starting the workers again")
-                    self._pool = self._start()
-            raise
+            worker = self._replaced(worker)
+        finally:
+            self._free.put(worker)
+        if len(jobs) == 1:
+            return ParsedPages(unread={jobs[0].key: DIED})
+        log.warning("an engine worker process died on a batch; parsing its pages one by one")
+        parsed = ParsedPages()
+        for job in jobs:
+            parsed.add(self([job], budget))
+        return parsed
+
+    def _replaced(self, worker: ProcessPoolExecutor) -> ProcessPoolExecutor:
+        worker.shutdown(wait=False)
+        new = self._worker()
+        self._all[self._all.index(worker)] = new
+        return new
 
     def start(self) -> None:
         """Start every worker now and return once each has loaded the engine (a call otherwise waits for it)."""
-        with self._lock:
-            pool = self._pool
-        ready: set[int] = set()
-        while len(ready) < self.workers:
-            ready.update(call.result() for call in [pool.submit(_ready) for _ in range(self.workers)])
+        for ready in [worker.submit(_ready) for worker in self._all]:
+            ready.result()
 
     def close(self) -> None:
-        self._pool.shutdown(wait=True, cancel_futures=True)
+        for worker in self._all:
+            worker.shutdown(wait=True, cancel_futures=True)
+
+
+DIED = "error: the engine worker process died reading or parsing the page (killed, or a crash in native code)"
 
 
 def _load(load: Callable[[], PageParser]) -> None:
@@ -89,11 +104,8 @@ def _load(load: Callable[[], PageParser]) -> None:
     _pipeline = load()
 
 
-def _ready() -> int:
-    """This worker's process id, once it has loaded the engine; it stays busy a moment, so that the other calls of
-    `start` go to other workers."""
-    time.sleep(0.05)
-    return os.getpid()
+def _ready() -> None:
+    """Nothing, once the worker has loaded the engine."""
 
 
 def _read_and_parse(jobs: list[PageJob], budget: PageBudget) -> ParsedPages:

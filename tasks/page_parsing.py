@@ -36,6 +36,14 @@ class ParsedPages:
     reading_seconds: dict[str, float] = field(default_factory=dict)  # wall seconds each page took to read
     cpu_seconds: float = 0.0  # CPU time of the process that did the work (all its threads) meanwhile
 
+    def add(self, other: "ParsedPages") -> None:
+        """Take in the pages of another part of the batch."""
+        self.inputs.update(other.inputs)
+        self.unread.update(other.unread)
+        self.results.update(other.results)
+        self.reading_seconds.update(other.reading_seconds)
+        self.cpu_seconds += other.cpu_seconds
+
 
 def read_and_parse(pipeline: PageParser, jobs: list[PageJob], budget: PageBudget,
                    log: logging.Logger | logging.LoggerAdapter | None = None) -> ParsedPages:

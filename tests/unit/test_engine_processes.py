@@ -1,17 +1,14 @@
 """Engine worker processes: a batch read and parsed in a worker equals the same batch parsed in this process, and a
-worker that dies fails only the call it was on."""
+page that kills its worker fails alone."""
 
 import os
-from concurrent.futures.process import BrokenProcessPool
 from functools import partial
 from pathlib import Path
-
-import pytest
 
 from engine.pipeline import EngineConfig
 from engine.types import PageInput, PageResult
 from tasks.budget import page_budget
-from tasks.engine_processes import EngineProcesses, engine_on_cpu, load_pipeline
+from tasks.engine_processes import DIED, EngineProcesses, engine_on_cpu, load_pipeline
 from tasks.page_parsing import PageJob, read_and_parse
 from tests import pdfs
 
@@ -59,13 +56,14 @@ class Dying:
                            engine_version=self.version) for item in inputs]
 
 
-def test_a_worker_that_dies_fails_its_call_and_the_next_call_gets_new_workers(tmp_path: Path):
+def test_a_page_that_kills_its_worker_fails_alone_and_the_workers_go_on(tmp_path: Path):
     report = str(pdfs.two_column_pdf(tmp_path))
-    workers = EngineProcesses(Dying, 1, "v")
+    workers = EngineProcesses(Dying, 2, "v")
     try:
-        with pytest.raises(BrokenProcessPool):
-            workers([PageJob("die", report, 0)], page_budget())
-        assert list(workers([PageJob("a", report, 0)], page_budget()).results) == ["a"]
+        parsed = workers([PageJob("a", report, 0), PageJob("die", report, 1), PageJob("b", report, 1)],
+                         page_budget())
+        assert sorted(parsed.results) == ["a", "b"] and parsed.unread == {"die": DIED}
+        assert list(workers([PageJob("c", report, 0)], page_budget()).results) == ["c"]
     finally:
         workers.close()
 
