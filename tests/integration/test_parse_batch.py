@@ -8,6 +8,7 @@ from sqlalchemy import Engine, text
 
 from db.store import Claim
 from engine.types import Block, PageInput, PageResult
+from tasks import page_parsing
 from tasks.discover import list_source
 from tasks.engine_processes import EngineProcesses
 from tasks.parse import Batch, make_batches, parse_batch_pages
@@ -94,6 +95,15 @@ def test_a_stored_page_is_copied_only_for_a_parser_of_the_same_version(database:
     report = parse_batch_pages(batch(database, third), database, same)
     assert (report.reused, report.engine_pages, same.keys) == (2, 0, [])
     assert pages(database, third) == [(1, "done", other.version, True, None), (2, "done", other.version, True, None)]
+
+
+def test_a_page_reused_is_not_read_for_the_engine(database: Engine, folders: tuple[Path, Path],
+                                                  monkeypatch: pytest.MonkeyPatch):
+    first, second = folders
+    parse_batch_pages(batch(database, first), database, FakeParser("v"))
+    monkeypatch.setattr(page_parsing, "page_input", lambda *args: pytest.fail("read for the engine: layout analysis"))
+    report = parse_batch_pages(batch(database, second), database, FakeParser("v"))
+    assert (report.pages, report.reused, report.engine_pages) == (2, 2, 0)
 
 
 def test_a_batch_that_must_not_reuse_parses_every_page(database: Engine, folders: tuple[Path, Path]):
