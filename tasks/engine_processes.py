@@ -24,7 +24,7 @@ from tasks.pdf_layout import set_layout_threads
 
 log = logging.getLogger(__name__)
 
-_pipeline: PageParser | None = None  # the engine of this worker process
+_pipeline: PageParser | Exception | None = None  # the engine of this worker process, or why it did not load
 
 
 def engine_on_cpu(device: str) -> bool:
@@ -100,14 +100,23 @@ DIED = "error: the engine worker process died reading or parsing the page (kille
 
 
 def _load(load: Callable[[], PageParser]) -> None:
+    """Load the worker's engine; an engine that fails to load fails each call with its error, as in the flow's
+    process (a failing initializer would only break the pool, which reads as a page that killed its worker)."""
     global _pipeline
-    _pipeline = load()
+    try:
+        _pipeline = load()
+    except Exception as error:  # noqa: BLE001 - raised again by every call
+        _pipeline = error
 
 
 def _ready() -> None:
-    """Nothing, once the worker has loaded the engine."""
+    """Nothing, once the worker has loaded the engine (its error if it did not)."""
+    if isinstance(_pipeline, Exception):
+        raise _pipeline
 
 
 def _read_and_parse(jobs: list[PageJob], budget: PageBudget) -> ParsedPages:
+    if isinstance(_pipeline, Exception):
+        raise _pipeline
     assert _pipeline is not None, "the worker's initializer loads the engine"
     return read_and_parse(_pipeline, jobs, budget, log)

@@ -5,6 +5,8 @@ import os
 from functools import partial
 from pathlib import Path
 
+import pytest
+
 from engine.pipeline import EngineConfig
 from engine.types import PageInput, PageResult
 from tasks.budget import page_budget
@@ -64,6 +66,19 @@ def test_a_page_that_kills_its_worker_fails_alone_and_the_workers_go_on(tmp_path
                          page_budget())
         assert sorted(parsed.results) == ["a", "b"] and parsed.unread == {"die": DIED}
         assert list(workers([PageJob("c", report, 0)], page_budget()).results) == ["c"]
+    finally:
+        workers.close()
+
+
+def broken_engine() -> Dying:
+    raise FileNotFoundError("no model file")
+
+
+def test_an_engine_that_fails_to_load_in_a_worker_fails_the_call_with_its_error(tmp_path: Path):
+    workers = EngineProcesses(broken_engine, 1, "v")
+    try:
+        with pytest.raises(FileNotFoundError, match="no model file"):
+            workers([PageJob("a", str(pdfs.two_column_pdf(tmp_path)), 0)], page_budget())
     finally:
         workers.close()
 
