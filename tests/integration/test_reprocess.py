@@ -8,10 +8,10 @@ from sqlalchemy import Engine, text
 from flows import cli
 from flows.digitize import digitize
 from flows.reprocess import reprocess
-from tasks import parse
+from tasks import page_parsing, parse
 from tests import pdfs
 
-RUN_ENGINE = parse._run_engine
+RUN_ENGINE = page_parsing.run_engine
 
 
 @pytest.fixture
@@ -29,11 +29,13 @@ def count_engine_pages(monkeypatch: pytest.MonkeyPatch, fail: bool = False) -> l
     """Page keys the engine is called on; with fail, every page fails in the engine."""
     keys: list[str] = []
 
-    def counted(pipeline, inputs, log):
+    def counted(pipeline, inputs, budget, log):
         keys.extend(item.key for item in inputs)
-        return {item.key: "engine error: injected" for item in inputs} if fail else RUN_ENGINE(pipeline, inputs, log)
+        if fail:
+            return {item.key: "engine error: injected" for item in inputs}
+        return RUN_ENGINE(pipeline, inputs, budget, log)
 
-    monkeypatch.setattr(parse, "_run_engine", counted)
+    monkeypatch.setattr(page_parsing, "run_engine", counted)
     return keys
 
 

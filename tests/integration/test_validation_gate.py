@@ -18,7 +18,7 @@ from engine.types import Block, Formula, PageResult, TableCell
 from flows.digitize import digitize
 from flows.reprocess import reprocess
 from folio.samples import PARAGRAPHS, PageSpec, born_digital_pdf
-from tasks import parse
+from tasks import page_parsing
 from tasks.validate import (
     CLIPPED,
     CONFIDENCE_REMOVED,
@@ -30,7 +30,7 @@ from tasks.validate import (
     WIDENED,
 )
 
-RUN_ENGINE = parse._run_engine
+RUN_ENGINE = page_parsing.run_engine
 
 
 def table_block(result: PageResult, cells: list[TableCell] | None = None, rows: int = 2, cols: int = 2) -> Block:
@@ -119,8 +119,8 @@ def archive(tmp_path: Path) -> Path:
 
 def breaking_engine(breakages: dict[int, Callable[[PageResult], PageResult]], engine_blocks: dict[int, list[Block]]):
     """The real engine, with the output of some pages broken on purpose; the engine's own blocks kept per page."""
-    def breaking(pipeline, inputs, log):
-        results = RUN_ENGINE(pipeline, inputs, log)
+    def breaking(pipeline, inputs, budget, log):
+        results = RUN_ENGINE(pipeline, inputs, budget, log)
         for key, result in results.items():
             page_no = int(key.split(":")[1])
             engine_blocks[page_no] = list(result.blocks)
@@ -141,7 +141,7 @@ def run_artifacts(flow_run_id) -> dict[str, list[dict]]:
 def test_broken_blocks_are_repaired_against_their_issue_and_only_untrustworthy_pages_quarantined(
         database: Engine, archive: Path, monkeypatch: pytest.MonkeyPatch):
     engine_blocks: dict[int, list[Block]] = {}
-    monkeypatch.setattr(parse, "_run_engine", breaking_engine(
+    monkeypatch.setattr(page_parsing, "run_engine", breaking_engine(
         {page_no: breakage for page_no, (_, breakage) in enumerate(BREAKAGES, 1)}, engine_blocks))
     state = digitize(source=str(archive), batch_size=len(BREAKAGES) + GOOD_PAGES,  # good and broken in one batch
                      return_state=True)
@@ -220,7 +220,7 @@ def test_broken_blocks_are_repaired_against_their_issue_and_only_untrustworthy_p
     assert sum(row["blocks flagged"] for row in flagged) == len(BLOCK_BREAKAGES)
     assert "box inside the page" in flagged[2]["failed checks"]
 
-    monkeypatch.setattr(parse, "_run_engine", RUN_ENGINE)  # an engine that no longer breaks them
+    monkeypatch.setattr(page_parsing, "run_engine", RUN_ENGINE)  # an engine that no longer breaks them
     again = reprocess(statuses=["quarantined"])
     assert (again.documents_done, again.pages_quarantined, again.blocks_flagged) == (1, 0, 0)
     with database.connect() as connection:
@@ -236,7 +236,7 @@ def test_a_page_whose_formula_fails_validation_keeps_its_text_blocks(
     pdf = born_digital_pdf(folder / "minutes.pdf", [PageSpec(title="Minutes", paragraphs=PARAGRAPHS[:3]),
                                                      PageSpec(title="Accounts", paragraphs=PARAGRAPHS[1:3])])
     engine_blocks: dict[int, list[Block]] = {}
-    monkeypatch.setattr(parse, "_run_engine", breaking_engine(
+    monkeypatch.setattr(page_parsing, "run_engine", breaking_engine(
         {1: lambda r: with_block(r, formula_block(r, r"E = m c^{2", glyphs="E = mc2"))}, engine_blocks))
     summary = digitize(source=str(folder))
     assert (summary.documents_done, summary.documents_quarantined, summary.pages_quarantined) == (1, 0, 0)
