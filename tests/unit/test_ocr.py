@@ -54,7 +54,7 @@ def test_a_page_finer_than_the_detector_dpi_is_detected_scaled_down_with_boxes_i
     for i, (text, size) in enumerate(zip(LINES, (8, 10, 14))):  # 8-point text is the smallest a scan usually has
         page.insert_text((72, 100 + 60 * i), text, fontname="Times-Roman", fontsize=size)
     image = render_page(page, 150 / 72)
-    assert detector.input_size(*image.shape[:2], 150) == (1088, 864)  # 100 dpi, in multiples of 32
+    assert detector.input_size(*image.shape[:2], 150) == (1280, 992)  # 116 dpi, in multiples of 32
     reduced = sorted(detector([image], [150])[0], key=lambda d: d.box[1])
     full = sorted(detector([image])[0], key=lambda d: d.box[1])
     assert len(reduced) == len(full) == len(LINES)
