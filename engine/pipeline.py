@@ -14,11 +14,10 @@ from engine.ocr.detector import load_text_detector
 from engine.ocr.fallback import INSTALL_HINT, ScriptFallback
 from engine.ocr.models import CLS_PROFILE, REC_PROFILE, OcrModelFiles, find_ocr_models
 from engine.ocr.orientation import LineDirection
-from engine.ocr.recognizer import TextRecognizer, calibration_inputs
+from engine.ocr.recognizer import TextRecognizer, cpu_recognizer
 from engine.ocr.tesseract import TesseractReader
 from engine.orientation import turn_page
 from engine.runtime import load_onnx_model
-from engine.runtime.quantize import int8_variant
 from engine.stages.blocks import BlockStage
 from engine.stages.classify import ClassifyStage
 from engine.stages.figures import FigureStage
@@ -127,8 +126,8 @@ def build_pipeline(config: EngineConfig = EngineConfig()) -> Pipeline:
     detector = load_text_detector(files.det, device, cache, threads)
     models = {
         "text detection": detector.model,
-        "text recognition": load_onnx_model(files.rec, device, REC_PROFILE, cache, threads, cpu_variant=(
-            (lambda path: int8_variant(path, cache, calibration_inputs)) if config.ocr_int8 else None)),
+        "text recognition": load_onnx_model(files.rec, device, REC_PROFILE, cache, threads,
+                                            cpu_variant=lambda path: cpu_recognizer(path, cache, config.ocr_int8)),
         "text direction": files.cls and load_onnx_model(files.cls, device, CLS_PROFILE, cache, threads),
         "layout": layout_file and load_onnx_model(layout_file, device, CDLA_PROFILE, cache, threads),
         "formula": load_formula_model(found.formula, device, cache, threads),

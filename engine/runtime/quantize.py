@@ -5,6 +5,7 @@ CPUs with VNNI (AVX-512 or AVX) run the quantized convolutions and matrix produc
 recognizer that takes about a third off the CPU time per line (benchmarks/engine_speed.py).
 """
 
+import hashlib
 import logging
 import os
 import tempfile
@@ -22,23 +23,24 @@ TARGET_OPSET = 17
 Inputs = Callable[[], Iterable[np.ndarray]]
 
 
-def int8_variant(path: Path, cache_dir: Path | None, calibration: Inputs) -> Path:
+def int8_variant(path: Path, cache_dir: Path | None, calibration: Inputs, keep_float: tuple[str, ...] = ()) -> Path:
     """The int8 variant of the single-input model at `path`, made on first use from the inputs `calibration`
-    yields."""
+    yields; the nodes named in `keep_float` stay in float."""
     folder = engine_cache(cache_dir) / "int8"
-    target = folder / f"{path.stem}-{file_sha256(path, cache_dir)[:16]}-int8-v{QUANTIZE_VERSION}.onnx"
+    kept = f"-f{hashlib.sha256(' '.join(keep_float).encode()).hexdigest()[:8]}" if keep_float else ""
+    target = folder / f"{path.stem}-{file_sha256(path, cache_dir)[:16]}-int8-v{QUANTIZE_VERSION}{kept}.onnx"
     if target.is_file():
         return target
     folder.mkdir(parents=True, exist_ok=True)
     logging.disable(logging.WARNING)  # the quantizer warns on the root logger about every rank-1 weight
     try:
-        _quantize(path, target, calibration)
+        _quantize(path, target, calibration, keep_float)
     finally:
         logging.disable(logging.NOTSET)
     return target
 
 
-def _quantize(path: Path, target: Path, calibration: Inputs) -> None:
+def _quantize(path: Path, target: Path, calibration: Inputs, keep_float: tuple[str, ...]) -> None:
     import onnx
     from onnx import version_converter
     from onnxruntime.quantization import CalibrationMethod, QuantFormat, QuantType, quantize_static
@@ -56,7 +58,7 @@ def _quantize(path: Path, target: Path, calibration: Inputs) -> None:
         name = next(given.name for given in model.graph.input if given.name not in weights)
         quantize_static(str(prepared), str(made), _Feeder(name, iter(calibration())), quant_format=QuantFormat.QDQ,
                         per_channel=True, activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
-                        calibrate_method=CalibrationMethod.MinMax)
+                        calibrate_method=CalibrationMethod.MinMax, nodes_to_exclude=list(keep_float))
         os.replace(made, target)  # atomic: a process making the same variant at once finds a whole file
 
 

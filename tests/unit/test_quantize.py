@@ -33,3 +33,18 @@ def test_the_int8_variant_is_made_once_and_reads_like_the_float_model(tmp_path):
     x = inputs[0]
     exact, quantized = OnnxModel(source, "cpu")(x), OnnxModel(variant, "cpu")(x)
     assert np.abs(quantized - exact).max() < 0.05 * np.abs(exact).max()
+
+
+def test_nodes_named_to_keep_float_stay_float(tmp_path):
+    source = conv_model(tmp_path / "conv.onnx")
+    model = onnx.load(str(source))
+    model.graph.node[1].name = "relu"
+    onnx.save(model, str(source))
+    inputs = list(calibration_inputs())[:4]
+    variant = int8_variant(source, tmp_path / "cache", lambda: iter(inputs), keep_float=("relu",))
+    assert variant != int8_variant(source, tmp_path / "cache", lambda: iter(inputs))
+    nodes = onnx.load(str(variant)).graph.node
+    made = {output: node for node in nodes for output in node.output}
+    relu = next(node for node in nodes if node.name == "relu")
+    assert made[relu.input[0]].op_type == "DequantizeLinear"  # its input comes from the int8 convolution
+    assert relu.output[0] == "y" and not any(relu.output[0] in node.input for node in nodes)  # its output is float
