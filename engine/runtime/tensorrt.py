@@ -71,6 +71,13 @@ def fp16_variant(onnx_path: Path, cache_dir: Path) -> Path:
     return target
 
 
+def onnx_metadata(path: Path) -> dict[str, str]:
+    """An ONNX file's custom metadata, its weights not read."""
+    import onnx
+
+    return {prop.key: prop.value for prop in onnx.load(str(path), load_external_data=False).metadata_props}
+
+
 def gpu_identity() -> tuple[str, str]:
     """(name, compute capability) of the current CUDA device, as PyTorch reports them."""
     import torch
@@ -108,6 +115,10 @@ class TensorRTModel:
 
     def __call__(self, batch: np.ndarray, release: bool = False) -> np.ndarray:
         return self.all_outputs(batch)[0]
+
+    def metadata(self, key: str) -> str | None:
+        """The ONNX file's metadata under `key` (the recognizer's character set), as OnnxModel gives it."""
+        return onnx_metadata(self.path).get(key)
 
     def all_outputs(self, batch: np.ndarray, release: bool = False) -> list[np.ndarray]:
         """Every output of the engine, in the graph's order (`release` is for ONNX Runtime's CPU arena: no-op)."""

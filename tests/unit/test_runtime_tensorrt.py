@@ -8,7 +8,7 @@ import pytest
 
 from engine.ocr.models import DET_PROFILE, REC_MAX_BATCH, REC_MAX_WIDTH, REC_PROFILE, find_ocr_models
 from engine.runtime import OnnxModel, PlanKey, Profile, select
-from engine.runtime.tensorrt import fp16_variant
+from engine.runtime.tensorrt import fp16_variant, onnx_metadata
 
 KEY = PlanKey("ab" * 32, "11.0.0", "NVIDIA H200", "9.0", REC_PROFILE, "fp16")
 
@@ -77,3 +77,8 @@ def test_tensorrt_engine_matches_onnx_runtime(tmp_path: Path):
     assert compiled.plan_path.exists()
     reference = OnnxModel(files.rec, "cpu")(crops)
     assert (compiled(crops).argmax(-1) == reference.argmax(-1)).mean() > 0.98
+
+
+def test_the_onnx_metadata_a_plan_reads_is_the_one_onnx_runtime_reads():
+    rec = find_ocr_models().rec
+    assert onnx_metadata(rec)["character"] == OnnxModel(rec, "cpu").metadata("character")
