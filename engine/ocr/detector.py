@@ -7,7 +7,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from engine.ocr.models import DET_DPI, DET_MAX_BATCH, DET_MAX_SIDE, DET_PROFILE
+from engine.ocr.models import DET_MAX_BATCH, DET_MAX_SIDE, DET_PROFILE
 from engine.runtime import OnnxModel, load_onnx_model
 
 PixelBox = tuple[int, int, int, int]  # x0, y0, x1, y1 in pixels of the page image
@@ -36,10 +36,9 @@ class TextDetector:
 
     def __init__(self, model: OnnxModel, max_side: int = DET_MAX_SIDE, max_batch: int | None = None,
                  threshold: float = 0.3, box_threshold: float = 0.5, unclip_ratio: float = 1.6,
-                 min_height: int = 6, dpi: float = DET_DPI):
+                 min_height: int = 6):
         self.model = model
         self.max_side = max_side
-        self.dpi = dpi
         on_cpu = model.providers[0] == "CPUExecutionProvider"
         self.max_batch = max_batch or (1 if on_cpu else DET_MAX_BATCH)
         self.threshold = threshold
@@ -47,15 +46,14 @@ class TextDetector:
         self.unclip_ratio = unclip_ratio
         self.min_height = min_height
 
-    def __call__(self, images: list[np.ndarray], dpis: list[float] | None = None) -> list[list[Detection]]:
-        """For each RGB image, its text lines in that image's pixels. `dpis`, each image's pixels per inch of the
-        page: an image finer than the detector's `dpi` is detected scaled down to it (None: only to `max_side`)."""
+    def __call__(self, images: list[np.ndarray]) -> list[list[Detection]]:
+        """For each RGB image, its text lines in that image's pixels."""
         results: list[list[Detection]] = [[] for _ in images]
-        by_shape: dict[tuple[int, int, float | None], list[int]] = defaultdict(list)
+        by_shape: dict[tuple[int, int], list[int]] = defaultdict(list)
         for index, image in enumerate(images):
-            by_shape[(*image.shape[:2], dpis[index] if dpis else None)].append(index)
-        for (height, width, dpi), indices in by_shape.items():
-            in_h, in_w = self.input_size(height, width, dpi)
+            by_shape[image.shape[:2]].append(index)
+        for (height, width), indices in by_shape.items():
+            in_h, in_w = self._input_size(height, width)
             for start in range(0, len(indices), self.max_batch):
                 chunk = indices[start:start + self.max_batch]
                 batch = np.stack([normalize(cv2.resize(images[i], (in_w, in_h))) for i in chunk])
@@ -64,9 +62,8 @@ class TextDetector:
                     results[i] = self._boxes(prob, width / in_w, height / in_h, width, height)
         return results
 
-    def input_size(self, height: int, width: int, dpi: float | None = None) -> tuple[int, int]:
-        """The (height, width) an image is detected at: multiples of 32, within `max_side` and the detector's dpi."""
-        scale = min(1.0, self.max_side / max(height, width), self.dpi / dpi if dpi else 1.0)
+    def _input_size(self, height: int, width: int) -> tuple[int, int]:
+        scale = min(1.0, self.max_side / max(height, width))
         return (max(32, int(round(height * scale / 32)) * 32), max(32, int(round(width * scale / 32)) * 32))
 
     def _boxes(self, prob: np.ndarray, sx: float, sy: float, width: int, height: int) -> list[Detection]:

@@ -11,12 +11,8 @@ DET_FILE = "PP-OCRv6_det_small.onnx"
 REC_FILE = "PP-OCRv6_rec_small.onnx"
 CLS_FILE = "ch_ppocr_mobile_v2.0_cls_mobile.onnx"  # text-line direction: upright or upside down
 DET_MAX_BATCH, DET_MAX_SIDE = 4, 2048
-DET_DPI = 116  # pages are detected at this resolution at most (a letter page's long side at 1280 px): about half
-# the CPU time of a 150-dpi render. Lower, the detector's lines come out taller, their letters smaller in the crops and
-# read worse (dev scans, text NED: 0.0076 at 150, 0.0075 at 116, 0.0083 at 110, 0.0093 at 87 dpi); at 80-90 and 120 dpi
-# a Hangul line broke at its word gaps (test_ocr_fallback)
 REC_MAX_BATCH, REC_MAX_WIDTH, REC_HEIGHT = 8, 2400, 48
-DET_PROFILE = Profile("x", (1, 3, 32, 32), (DET_MAX_BATCH, 3, 1280, 992),
+DET_PROFILE = Profile("x", (1, 3, 32, 32), (DET_MAX_BATCH, 3, 1664, 1280),
                       (DET_MAX_BATCH, 3, DET_MAX_SIDE, DET_MAX_SIDE))
 REC_PROFILE = Profile("x", (1, 3, REC_HEIGHT, 16), (REC_MAX_BATCH, 3, REC_HEIGHT, 800),
                       (REC_MAX_BATCH, 3, REC_HEIGHT, REC_MAX_WIDTH))

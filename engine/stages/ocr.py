@@ -75,7 +75,7 @@ class OcrStage:
             return pages
         self.renderer(todo)
         inked = [page for page in todo if float(page.image.std()) >= BLANK_STD]
-        detections = self._upright(inked, self._detect(inked))
+        detections = self._upright(inked, self.detector([page.image for page in inked]))
         crops, owners = [], []
         for page, found in zip(inked, detections):
             for detection in found:
@@ -119,12 +119,9 @@ class OcrStage:
                 log.info("page %s: the scan lies turned; read it turned %d degrees clockwise", page.input.key, turn)
                 turn_page(page, turn)
                 turned.append(index)
-        for index, found in zip(turned, self._detect([pages[index] for index in turned])):
+        for index, found in zip(turned, self.detector([pages[index].image for index in turned])):
             detections[index] = found
         return detections
-
-    def _detect(self, pages: list[PageState]) -> list[list[Detection]]:
-        return self.detector([page.image for page in pages], [72 * page.image_scale for page in pages])
 
     def _side_text_upright(self, crops: list, detections: list[Detection]) -> list:
         """Crops of lines running up or down the page, each turned to read upright."""
