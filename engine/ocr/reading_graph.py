@@ -1,10 +1,10 @@
 """The recognizer's graph as ONNX Runtime runs it on CPU: lines read at READ_HEIGHT, and only each step's best class
 and its probability handed back.
 
-PP-OCR's recognizer was trained on lines 48 pixels high, but its graph reads any height. A 150-dpi scan's line crop is
-about 29 pixels high: read at 36 instead of 48 it costs 40% less CPU per line (every layer scales with height x width)
-and reads dev scans as well (of 289 lines, 0.08% of characters differ, some of them read better). At 32 and below
-letters start to drop out.
+PP-OCR's recognizer was trained on lines 48 pixels high, and its graph reads any height. Read at 36 (a 150-dpi scan's
+line crop is about 29 pixels high) a line costs 40% less CPU and dev scans' prose reads as well, but math lines read
+worse: two of dev-004's four scanned formulas were no longer found as formulas (dev scanned formula NED 0.213 -> 0.271;
+0.268 at 40). READ_HEIGHT stays at the trained height.
 
 Greedy CTC needs only the best of the 18,710 classes at each step and that class's probability: a TopK over the
 softmax in the graph saves handing back (and copying) every class's probability, and the softmax is kept in float by
@@ -17,9 +17,10 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.ocr.models import REC_HEIGHT
 from engine.runtime.hashes import engine_cache, file_sha256
 
-READ_HEIGHT = 36
+READ_HEIGHT = REC_HEIGHT
 GRAPH_VERSION = 1  # bump when the recipe below changes: cached graphs are then made again
 SOFTMAX, BEST = "line_softmax", "line_best"
 FLOAT_NODES = (SOFTMAX, BEST)  # nodes an int8 variant keeps in float
