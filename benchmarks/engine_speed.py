@@ -27,7 +27,8 @@ from statistics import mean
 
 import pymupdf
 
-from engine.pipeline import EngineConfig, build_pipeline
+from engine.config import EngineConfig
+from engine.pipeline import build_pipeline
 from engine.runtime.onnx import threads_per_worker
 from engine.types import TEXT_TYPES
 from tasks.budget import page_budget

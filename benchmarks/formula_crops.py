@@ -256,7 +256,8 @@ def score(split: Path, cache: Path | None, only_formulas: bool, kinds: list[str]
     from benchlib.metrics import formula_ned, normalize_latex
     from benchlib.scoring import _greedy_match
 
-    from engine.pipeline import EngineConfig, build_pipeline
+    from engine.config import EngineConfig
+    from engine.pipeline import build_pipeline
 
     manifest = json.loads((split / "manifest.json").read_text())
     pipeline = build_pipeline(EngineConfig(device="cpu"))

@@ -21,9 +21,10 @@ from pathlib import Path
 
 import pymupdf
 
+from engine.config import EngineConfig
 from engine.geometry import iou, same_region
 from engine.layout_model import CdlaLayout, find_cdla_model
-from engine.pipeline import EngineConfig, build_pipeline
+from engine.pipeline import build_pipeline
 from engine.render import render_page
 from engine.runtime.onnx import OnnxModel
 from tasks.pdf import page_input

@@ -25,8 +25,9 @@ from rapidfuzz.distance import Levenshtein
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from engine.config import VlmConfig  # noqa: E402
 from engine.geometry import center_inside, iou  # noqa: E402
-from engine.vlm import VlmConfig, build_vlm_engine  # noqa: E402
+from engine.vlm import build_vlm_engine  # noqa: E402
 from engine.vlm.client import Completion  # noqa: E402
 from tasks.pdf import page_graphics, page_input  # noqa: E402
 from tasks.validate import validate_results  # noqa: E402

@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session
 
 from db.models import Document, Run
 from db.processes import ProcessId, machine
+from db.statuses import RunStatus
 
 
 @dataclass(frozen=True)
@@ -36,9 +37,9 @@ def beat(session: Session, run_id: int) -> None:
     process = ProcessId.current()
     session.execute(
         update(Run)
-        .where(Run.id == run_id, Run.status.in_(("running", "crashed")))
-        .values(status="running", finished_at=None, host=socket.gethostname(), machine=machine(), pid=process.pid,
-                pid_started_at=datetime.fromtimestamp(process.started, UTC), heartbeat_at=func.now())
+        .where(Run.id == run_id, Run.status.in_((RunStatus.RUNNING, RunStatus.CRASHED)))
+        .values(status=RunStatus.RUNNING, finished_at=None, host=socket.gethostname(), machine=machine(),
+                pid=process.pid, pid_started_at=datetime.fromtimestamp(process.started, UTC), heartbeat_at=func.now())
     )
 
 
@@ -49,7 +50,7 @@ def running_runs(session: Session, silent_seconds: float, lease_seconds: int) ->
         select(Run.id, Run.flow_run_id, Run.machine, Run.pid, Run.pid_started_at, Run.heartbeat_at,
                func.coalesce(Run.heartbeat_at < func.now() - timedelta(seconds=silent_seconds), literal(False)),
                and_(Run.started_at < func.now() - timedelta(seconds=lease_seconds), ~live_claim))
-        .where(Run.status == "running")
+        .where(Run.status == RunStatus.RUNNING)
         .order_by(Run.id)
     ).all()
     return [RunningRun(id_, flow_run_id, machine_, None if pid is None else ProcessId(pid, started.timestamp()),
@@ -64,8 +65,9 @@ def mark_crashed(session: Session, run: RunningRun) -> int | None:
     """
     marked = session.execute(
         update(Run)
-        .where(Run.id == run.id, Run.status == "running", Run.heartbeat_at.is_not_distinct_from(run.heartbeat_at))
-        .values(status="crashed", finished_at=func.coalesce(Run.heartbeat_at, func.now()))
+        .where(Run.id == run.id, Run.status == RunStatus.RUNNING,
+               Run.heartbeat_at.is_not_distinct_from(run.heartbeat_at))
+        .values(status=RunStatus.CRASHED, finished_at=func.coalesce(Run.heartbeat_at, func.now()))
         .returning(Run.id)
     ).first()
     if marked is None or run.flow_run_id is None:

@@ -11,12 +11,12 @@ from sqlalchemy.orm import Session, selectinload
 
 from db.documents import EVERY_DOCUMENT, DocumentFilter, NoSuchDocument, find_document_id
 from db.models import Block, Document, Page, PageTable
+from db.statuses import FINISHED
 
 _LOAD = (
     selectinload(Document.pages).selectinload(Page.blocks).selectinload(Block.table).selectinload(PageTable.cells),
     selectinload(Document.pages).selectinload(Page.blocks).selectinload(Block.formula),
 )
-EXPORTED_STATUSES = ("done", "failed", "quarantined")
 
 
 def document_export(document: Document) -> dict[str, Any]:
@@ -82,7 +82,7 @@ def exported_ids(session: Session, chosen: DocumentFilter = EVERY_DOCUMENT) -> l
     if chosen.ids:
         chosen.check_ids(session)
     return list(session.execute(
-        select(Document.id).where(Document.status.in_(EXPORTED_STATUSES), *chosen.conditions()).order_by(Document.id)
+        select(Document.id).where(Document.status.in_(FINISHED), *chosen.conditions()).order_by(Document.id)
     ).scalars())
 
 
@@ -102,19 +102,19 @@ def iter_exports(session: Session, ids: list[int] | None = None, batch: int = 50
 Render = Callable[[dict[str, Any]], str]
 
 
-def export_files(engine: Engine, chosen: DocumentFilter = EVERY_DOCUMENT, render: Render = json_body,
+def export_files(database: Engine, chosen: DocumentFilter = EVERY_DOCUMENT, render: Render = json_body,
                  suffix: str = ".json") -> Iterator[tuple[str, bytes]]:
     """(<sha256><suffix>, its bytes) for every finished document the filter chooses."""
-    with Session(engine) as session:
+    with Session(database) as session:
         for export in iter_exports(session, exported_ids(session, chosen)):
             yield f"{export['document']['sha256']}{suffix}", render(export).encode("utf-8")
 
 
-def write_exports(engine: Engine, out_dir: Path, chosen: DocumentFilter = EVERY_DOCUMENT,
+def write_exports(database: Engine, out_dir: Path, chosen: DocumentFilter = EVERY_DOCUMENT,
                   render: Render = json_body, suffix: str = ".json") -> int:
     """Write <sha256><suffix> for every finished document the filter chooses; returns how many were written."""
     count = 0
-    for name, body in export_files(engine, chosen, render, suffix):
+    for name, body in export_files(database, chosen, render, suffix):
         if not count:  # made only once a document is chosen: a filter that fails leaves nothing behind
             out_dir.mkdir(parents=True, exist_ok=True)
         (out_dir / name).write_bytes(body)
@@ -122,9 +122,9 @@ def write_exports(engine: Engine, out_dir: Path, chosen: DocumentFilter = EVERY_
     return count
 
 
-def one_export(engine: Engine, chosen: DocumentFilter = EVERY_DOCUMENT, reference: str | None = None) -> dict:
+def one_export(database: Engine, chosen: DocumentFilter = EVERY_DOCUMENT, reference: str | None = None) -> dict:
     """The export of the document a reference names (path, sha256 or prefix), else of the one the filter chooses."""
-    with Session(engine) as session:
+    with Session(database) as session:
         ids = [find_document_id(session, reference)] if reference is not None else exported_ids(session, chosen)
         if len(ids) != 1:
             raise NoSuchDocument(f"{len(ids) or 'no'} finished documents match, not one: choose one with the filters"

@@ -12,19 +12,19 @@ import migrations
 _LOCK_KEY = 0x666F6C696F  # "folio": one migration at a time across processes
 
 
-def alembic_config(engine: Engine) -> Config:
+def alembic_config(database: Engine) -> Config:
     config = _script_config()
-    config.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False).replace("%", "%%"))
+    config.set_main_option("sqlalchemy.url", database.url.render_as_string(hide_password=False).replace("%", "%%"))
     return config
 
 
-def upgrade(engine: Engine, revision: str = "head") -> None:
+def upgrade(database: Engine, revision: str = "head") -> None:
     """Bring the schema to `revision`; concurrent callers wait for each other."""
-    _run(engine, lambda config: command.upgrade(config, revision))
+    _run(database, lambda config: command.upgrade(config, revision))
 
 
-def downgrade(engine: Engine, revision: str) -> None:
-    _run(engine, lambda config: command.downgrade(config, revision))
+def downgrade(database: Engine, revision: str) -> None:
+    _run(database, lambda config: command.downgrade(config, revision))
 
 
 def head_revision() -> str:
@@ -38,17 +38,17 @@ def _script_config() -> Config:
     return config
 
 
-def current_revision(engine: Engine) -> str | None:
-    with engine.connect() as connection:
+def current_revision(database: Engine) -> str | None:
+    with database.connect() as connection:
         exists = connection.execute(text("SELECT to_regclass('alembic_version')")).scalar()
         if exists is None:
             return None
         return connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
 
 
-def _run(engine: Engine, action) -> None:
-    config = alembic_config(engine)
-    with engine.begin() as connection:
+def _run(database: Engine, action) -> None:
+    config = alembic_config(database)
+    with database.begin() as connection:
         connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LOCK_KEY})
         config.attributes["connection"] = connection
         action(config)

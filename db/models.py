@@ -1,5 +1,6 @@
 """The relational schema: documents, their sources, pages, blocks, tables, cells, formulas, runs."""
 
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
@@ -21,8 +22,8 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB, TSVECTOR
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-DOCUMENT_STATUSES = ("pending", "processing", "done", "failed", "quarantined")
-PAGE_STATUSES = ("done", "failed", "quarantined")
+from db.statuses import DocumentStatus, PageStatus, RunStatus
+
 BLOCK_TYPES = (
     "title", "text", "list_item", "table", "formula", "figure",
     "caption", "header", "footer", "footnote", "page_number",
@@ -33,8 +34,8 @@ SEARCH_CONFIG = "simple"
 SEARCH_VECTOR = f"to_tsvector('{SEARCH_CONFIG}'::regconfig, coalesce(text, ''))"
 
 
-def _one_of(column: str, values: tuple[str, ...]) -> str:
-    return f"{column} IN ({', '.join(repr(v) for v in values)})"
+def _one_of(column: str, values: Iterable[str]) -> str:
+    return f"{column} IN ({', '.join(repr(str(v)) for v in values)})"
 
 
 class Base(DeclarativeBase):
@@ -45,11 +46,11 @@ class Document(Base):
     """One distinct file, by the sha256 of its bytes."""
 
     __tablename__ = "documents"
-    __table_args__ = (CheckConstraint(_one_of("status", DOCUMENT_STATUSES), name="documents_status_valid"),)
+    __table_args__ = (CheckConstraint(_one_of("status", DocumentStatus), name="documents_status_valid"),)
 
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     sha256: Mapped[str] = mapped_column(String(64), unique=True)
-    status: Mapped[str] = mapped_column(String(16), default="pending", index=True)
+    status: Mapped[str] = mapped_column(String(16), default=DocumentStatus.PENDING, index=True)
     error: Mapped[str | None] = mapped_column(Text)
     page_count: Mapped[int | None] = mapped_column(Integer)
     size_bytes: Mapped[int] = mapped_column(BigInteger)
@@ -90,7 +91,7 @@ class Page(Base):
     __tablename__ = "pages"
     __table_args__ = (
         UniqueConstraint("document_id", "page_no", name="pages_document_page_key"),
-        CheckConstraint(_one_of("status", PAGE_STATUSES), name="pages_status_valid"),
+        CheckConstraint(_one_of("status", PageStatus), name="pages_status_valid"),
         CheckConstraint("page_no >= 1", name="pages_page_no_positive"),
     )
 
@@ -239,7 +240,7 @@ class Run(Base):
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     flow_run_id: Mapped[str | None] = mapped_column(String(64), index=True)
     source: Mapped[str] = mapped_column(Text)
-    status: Mapped[str] = mapped_column(String(16), default="running")
+    status: Mapped[str] = mapped_column(String(16), default=RunStatus.RUNNING)
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     files_listed: Mapped[int] = mapped_column(Integer, default=0)

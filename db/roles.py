@@ -27,25 +27,25 @@ class ReaderUnavailable(Exception):
 
 
 @contextmanager
-def reader_connection(engine: Engine, password: str, timeout_seconds: float) -> Iterator[psycopg.Connection]:
+def reader_connection(database: Engine, password: str, timeout_seconds: float) -> Iterator[psycopg.Connection]:
     """A read-only connection as folio_reader to the engine's database, each statement limited to timeout_seconds.
 
     The owner (the engine's user) creates the role, or sets `password` again, when folio_reader cannot log in (no
     such role yet, or another FOLIO_HOME set its password), and grants it SELECT where a table is not readable yet.
     """
-    url = engine.url.set(username=READER, password=password).render_as_string(hide_password=False)
+    url = database.url.set(username=READER, password=password).render_as_string(hide_password=False)
     conninfo, options = libpq_url(url), f"-c statement_timeout={round(timeout_seconds * 1000)}"
     try:
         connection = _connect_reader(conninfo, options)
-        renew, what = partial(grant_reading, engine, READER), f"grant {READER} SELECT"
+        renew, what = partial(grant_reading, database, READER), f"grant {READER} SELECT"
     except psycopg.OperationalError:  # no such role yet, or another FOLIO_HOME set its password
         connection = None
-        renew, what = partial(grant_reader, engine, READER, password), f"create or update the role {READER}"
+        renew, what = partial(grant_reader, database, READER, password), f"create or update the role {READER}"
     if connection is None:
         try:
             renew()
         except (DBAPIError, psycopg.Error) as error:
-            raise ReaderUnavailable(f"{engine.url.username} could not {what}: {error_line(error)}") from error
+            raise ReaderUnavailable(f"{database.url.username} could not {what}: {error_line(error)}") from error
         if (connection := _connect_reader(conninfo, options)) is None:
             raise ReaderUnavailable(f"{READER} still cannot read every table after it was granted SELECT")
     try:
@@ -66,13 +66,13 @@ def _connect_reader(conninfo: str, options: str) -> psycopg.Connection | None:
     return None
 
 
-def grant_reader(engine: Engine, name: str, password: str | None = None) -> None:
+def grant_reader(database: Engine, name: str, password: str | None = None) -> None:
     """Create the login role `name` (or update it) with SELECT on all tables and views, now and later.
 
     The password, when given, is sent already hashed (SCRAM), so it appears in no statement or server log.
     """
     role = sql.Identifier(name)
-    with engine.begin() as connection:
+    with database.begin() as connection:
         cursor = _locked_cursor(connection)
         found = cursor.execute("SELECT rolsuper, rolcreatedb, rolcreaterole FROM pg_roles WHERE rolname = %s",
                                (name,)).fetchone()
@@ -84,13 +84,13 @@ def grant_reader(engine: Engine, name: str, password: str | None = None) -> None
             login += sql.SQL(" PASSWORD {}").format(sql.Literal(_hashed(cursor, name, password)))
         cursor.execute(login)
         cursor.execute(sql.SQL("ALTER ROLE {} SET default_transaction_read_only = on").format(role))
-        _grant_reading(cursor, name, engine.url.database)
+        _grant_reading(cursor, name, database.url.database)
 
 
-def grant_reading(engine: Engine, name: str) -> None:
+def grant_reading(database: Engine, name: str) -> None:
     """Grant an existing role SELECT on all tables and views of the engine's database, now and later."""
-    with engine.begin() as connection:
-        _grant_reading(_locked_cursor(connection), name, engine.url.database)
+    with database.begin() as connection:
+        _grant_reading(_locked_cursor(connection), name, database.url.database)
 
 
 def _grant_reading(cursor: Cursor, name: str, database: str) -> None:

@@ -18,13 +18,13 @@ def get_engine(url: str) -> Engine:
 
 def dispose_engines() -> None:
     """Close every pooled connection (before the embedded server stops, or in tests)."""
-    for engine in _engines.values():
-        engine.dispose()
+    for database in _engines.values():
+        database.dispose()
     _engines.clear()
 
 
 @contextmanager
-def session_scope(engine: Engine) -> Iterator[Session]:
+def session_scope(database: Engine) -> Iterator[Session]:
     """A session whose work is committed on success and rolled back on any error."""
-    with sessionmaker(engine, expire_on_commit=False).begin() as session:
+    with sessionmaker(database, expire_on_commit=False).begin() as session:
         yield session

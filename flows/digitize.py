@@ -5,6 +5,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TypeVar
 
 from prefect import flow, get_run_logger
 from prefect.runtime import flow_run
@@ -13,12 +14,15 @@ from db.store import Claim
 from flows.artifacts import RunProgress, publish_outcome
 from flows.progress import Step, tell
 from flows.runners import task_runner
+from folio.run_summary import FlaggedPage, QuarantinedPage, RunSummary
 from folio.settings import get_settings
 from tasks.discover import discover
 from tasks.heartbeat import heartbeat
 from tasks.parse import make_batches, parse_batch
 from tasks.register import Registered, register
-from tasks.runs import PageCounts, RunSummary, abandon_run, finish_task, open_run_task
+from tasks.runs import PageCounts, abandon_run, finish_task, open_run_task
+
+PageT = TypeVar("PageT", QuarantinedPage, FlaggedPage)
 
 
 class RunFailed(Exception):
@@ -48,8 +52,8 @@ def parse_and_finish(run_id: int, registered: list[Registered], batch_size: int,
     progress.start()
     parsed = reused = failed = 0
     errors: list[str] = []
-    quarantined: list[tuple[int, int, str]] = []
-    flagged: list[tuple[int, int, int, str]] = []
+    quarantined: list[QuarantinedPage] = []
+    flagged: list[FlaggedPage] = []
     for future in parse_batch.map(batches):
         report = future.result(raise_on_failure=False)
         if isinstance(report, BaseException):
@@ -63,12 +67,11 @@ def parse_and_finish(run_id: int, registered: list[Registered], batch_size: int,
         log.info("progress: %d/%d pages", parsed + reused + failed, total_pages)
         progress.advance(parsed + reused + failed)
     tell(Step("finishing"))
-    counts = PageCounts(parsed, reused, failed, len(quarantined), len(flagged),
-                        sum(blocks for _, _, blocks, _ in flagged))
+    counts = PageCounts(parsed, reused, failed, len(quarantined), len(flagged), sum(page.blocks for page in flagged))
     summary = finish_task(run_id, registered, counts, errors, time.perf_counter() - started, claim)
     files = {item.document_id: item.file.uri for item in registered}
-    summary = dataclasses.replace(summary, quarantined_pages=tuple(
-        (document_id, files.get(document_id, ""), page_no, checks) for document_id, page_no, checks in quarantined))
+    summary = dataclasses.replace(summary, quarantined_pages=_with_files(quarantined, files),
+                                  flagged_pages=_with_files(flagged, files))
     if quarantined:
         log.warning("%d pages quarantined by validation: see the run's quarantined-pages artifact, or "
                     "SELECT * FROM page_issues", len(quarantined))
@@ -77,10 +80,15 @@ def parse_and_finish(run_id: int, registered: list[Registered], batch_size: int,
                     "text or dropped; or a reading order renumbered), with their good blocks: see the run's "
                     "flagged-blocks artifact, or SELECT * FROM page_issues WHERE action <> 'page quarantined'",
                     len(flagged), counts.blocks_flagged)
-    publish_outcome(summary, quarantined, files, flagged)
+    publish_outcome(summary)
     if errors:
         raise RunFailed(summary, errors)
     return summary
+
+
+def _with_files(pages: list[PageT], files: dict[int, str]) -> tuple[PageT, ...]:
+    """The pages in order, each with its document's file."""
+    return tuple(dataclasses.replace(page, file=files.get(page.document_id, "")) for page in sorted(pages))
 
 
 @contextmanager

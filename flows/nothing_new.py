@@ -7,11 +7,13 @@ from sqlalchemy import Engine
 
 from db.migrate import current_revision, head_revision
 from db.session import session_scope
+from db.statuses import Registration
 from db.store import mark_seen, sightings
 from flows.progress import Step, tell
+from folio.run_summary import RunSummary
 from tasks.discover import list_source
 from tasks.register import Registered, unchanged_files
-from tasks.runs import PageCounts, RunSummary, abandon_run, finish, open_run
+from tasks.runs import PageCounts, abandon_run, finish, open_run
 
 
 def prefect_server_configured() -> bool:
@@ -21,7 +23,7 @@ def prefect_server_configured() -> bool:
     return bool(PREFECT_API_URL.value())
 
 
-def record_if_nothing_new(source: str, engine: Engine) -> RunSummary | None:
+def record_if_nothing_new(source: str, database: Engine) -> RunSummary | None:
     """The summary of a run recorded at once, in `runs` as any other, when no Prefect server is configured and
     every file the source lists was seen before as it is now, its document finished (each file's last_seen_at
     is updated); None, having written nothing, otherwise: the digitize flow must run.
@@ -29,21 +31,22 @@ def record_if_nothing_new(source: str, engine: Engine) -> RunSummary | None:
     The files are listed and looked up (one query) as the flow does; no file is read and no model loaded.
     """
     started = time.perf_counter()
-    if prefect_server_configured() or current_revision(engine) != head_revision():  # the flow migrates a schema
+    if prefect_server_configured() or current_revision(database) != head_revision():  # the flow migrates a schema
         return None
     tell(Step("looking", detail=source))
     files = list_source(source)
-    with session_scope(engine) as session:
+    with session_scope(database) as session:
         unchanged = unchanged_files(files, sightings(session, [file.uri for file in files]))
     if len(unchanged) < len(files):
         return None
-    run_id = open_run(engine, source, None)
+    run_id = open_run(database, source, None)
     try:
-        with session_scope(engine) as session:
+        with session_scope(database) as session:
             mark_seen(session, [sighting.source_id for sighting in unchanged.values()])
-        registered = [Registered(file, unchanged[file.uri].sha256, unchanged[file.uri].document_id, "unchanged")
+        registered = [Registered(file, unchanged[file.uri].sha256, unchanged[file.uri].document_id,
+                                 Registration.UNCHANGED)
                       for file in files]
-        return finish(engine, run_id, registered, PageCounts(), [], time.perf_counter() - started)
+        return finish(database, run_id, registered, PageCounts(), [], time.perf_counter() - started)
     except BaseException:
-        abandon_run(run_id, time.perf_counter() - started, engine)
+        abandon_run(run_id, time.perf_counter() - started, database)
         raise

@@ -47,13 +47,13 @@ class StoredDocument:
         return sorted({page.engine_version for page in self.pages if page.engine_version})
 
 
-def load_document(engine: Engine, reference: str) -> StoredDocument:
+def load_document(database: Engine, reference: str) -> StoredDocument:
     """A stored document by its sha256 (or a unique prefix of at least 8 characters) or a path it was seen at."""
     from tasks.discover import path_uri
     from tasks.reprocess import file_with_bytes
 
     path = path_uri(Path(reference).expanduser().resolve()) if Path(reference).expanduser().exists() else reference
-    with session_scope(engine) as session:
+    with session_scope(database) as session:
         query = select(Document).where(Document.id == find_document_id(session, path)).options(
             selectinload(Document.pages).selectinload(Page.blocks).selectinload(Block.table),
             selectinload(Document.pages).selectinload(Page.blocks).selectinload(Block.formula))

@@ -1,18 +1,27 @@
-"""Settings from the environment (prefix FOLIO_), shared by every layer but the engine."""
+"""Settings from the environment (prefix FOLIO_), shared by every layer but the engine; the engine's own settings
+take their defaults from engine.config."""
 
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from engine.config import PIPELINE_DEFAULTS as PIPELINE
+from engine.config import VLM_DEFAULTS as VLM
 
 
 def default_home() -> Path:
     """~/.folio; as root /var/lib/folio, where the embedded server's own system user can reach its data (root's
     home is closed to it, and folio opens no folder above its home)."""
     return Path("/var/lib/folio") if hasattr(os, "geteuid") and os.geteuid() == 0 else Path("~/.folio")
+
+
+def page_budget(default: int, what: str) -> Any:
+    """A field of one page's budget: how much of something it may hold before it is failed."""
+    return Field(default=default, ge=1, description=f"{what}; a page with more is failed")
 
 
 class Settings(BaseSettings):
@@ -30,13 +39,13 @@ class Settings(BaseSettings):
     workers: int = Field(default=1, ge=1, le=64, description="batch tasks run at once: threads of the flow's "
                          "process, or the processes of a local Dask cluster; each model then gets cores/workers "
                          "threads")
-    device: Literal["auto", "cpu", "cuda"] = Field(default="auto", description="where models run")
+    device: Literal["auto", "cpu", "cuda"] = Field(default=PIPELINE.device, description="where models run")
     gpu_slots: int = Field(default=1, ge=1, le=64, description="batch tasks that may hold the GPU at once")
     engine_cache_dir: Path | None = Field(default=None, alias="FOLIO_ENGINE_CACHE", description="where derived "
                                           "models are kept (TensorRT plans, int8 and exported graphs); unset: "
                                           "engines/ under home")
-    ocr_int8: bool = Field(default=True, description="on CPU, read text lines with the recognizer quantized to "
-                           "int8 (made once into the engine cache); false: the float model")
+    ocr_int8: bool = Field(default=PIPELINE.ocr_int8, description="on CPU, read text lines with the recognizer "
+                           "quantized to int8 (made once into the engine cache); false: the float model")
     engine: str = Field(default="pipeline", pattern="^(pipeline|vlm)$", description="pipeline (text layer, OCR, "
                         "layout, table and formula models) or vlm (a vision-language model behind an OpenAI-compatible "
                         "server)")
@@ -44,28 +53,28 @@ class Settings(BaseSettings):
                                 "http://gpu-1:8000/v1")
     vlm_model: str | None = Field(default=None, description="the model name the server serves")
     vlm_api_key: SecretStr | None = Field(default=None, description="sent as a bearer token; never logged")
-    vlm_format: str = Field(default="markdown", pattern="^(markdown|layout-json)$", description="how the model "
+    vlm_format: str = Field(default=VLM.format, pattern="^(markdown|layout-json)$", description="how the model "
                             "answers: markdown (olmOCR-style page Markdown) or layout-json (dots.ocr-style blocks)")
-    vlm_concurrency: int = Field(default=16, ge=1, le=1024, description="requests in flight at once per process")
-    vlm_timeout_seconds: float = Field(default=300.0, gt=0, description="how long one page's answer may take")
-    vlm_image_side: int = Field(default=1288, ge=256, le=8192, description="longest side in pixels of the page "
-                                "image sent to the model")
-    vlm_anchor_text: bool = Field(default=False, description="markdown: put a born-digital page's text layer in "
-                                  "the prompt (olmOCR's anchor text; for models trained with it)")
-    ocr_dpi: int = Field(default=150, ge=72, le=600, description="render resolution for OCR")
-    formula_model: str = Field(default="auto", description="auto | none | junia | folder of a formula checkpoint")
-    max_page_pixels: int = Field(default=25_000_000, ge=1_000_000, description="pixel budget of one rendered page")
+    vlm_concurrency: int = Field(default=VLM.concurrency, ge=1, le=1024, description="requests in flight at once "
+                                 "per process")
+    vlm_timeout_seconds: float = Field(default=VLM.timeout, gt=0, description="how long one page's answer may take")
+    vlm_image_side: int = Field(default=VLM.image_side, ge=256, le=8192, description="longest side in pixels of "
+                                "the page image sent to the model")
+    vlm_anchor_text: bool = Field(default=VLM.anchor_text, description="markdown: put a born-digital page's text "
+                                  "layer in the prompt (olmOCR's anchor text; for models trained with it)")
+    ocr_dpi: int = Field(default=PIPELINE.ocr_dpi, ge=72, le=600, description="render resolution for OCR")
+    formula_model: str = Field(default=PIPELINE.formula_model, description="auto | none | junia | folder of a "
+                               "formula checkpoint")
+    max_page_pixels: int = Field(default=PIPELINE.max_page_pixels, ge=1_000_000, description="pixel budget of one "
+                                 "rendered page")
     max_file_bytes: int = Field(default=2 * 1024**3, ge=1, description="larger files are failed, not read")
     follow_symlinks: bool = Field(default=False, description="follow symbolic links that lead out of the source "
                                   "folder (never followed otherwise)")
     page_timeout_seconds: float = Field(default=300.0, gt=0, description="time one page may take to be read and "
                                         "parsed; a page over it is failed")
-    page_max_text_objects: int = Field(default=100_000, ge=1, description="text objects (spans) a page may hold; "
-                                       "a page with more is failed")
-    page_max_characters: int = Field(default=1_000_000, ge=1, description="characters a page's text layer may "
-                                     "hold; a page with more is failed")
-    page_max_drawings: int = Field(default=250_000, ge=1, description="drawn lines, rectangles and curves a page "
-                                   "may hold; a page with more is failed")
+    page_max_text_objects: int = page_budget(100_000, "text objects (spans) a page may hold")
+    page_max_characters: int = page_budget(1_000_000, "characters a page's text layer may hold")
+    page_max_drawings: int = page_budget(250_000, "drawn lines, rectangles and curves a page may hold")
     claim_lease_seconds: int = Field(default=1800, ge=1, description="how long a run's claim on a document lasts "
                                      "without renewal; a run whose process is found dead loses its claims at once")
     s3_endpoint_url: str | None = Field(default=None, description="an S3-compatible store (MinIO, Ceph); unset: "

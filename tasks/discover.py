@@ -7,9 +7,9 @@ from pathlib import Path
 
 from prefect import task
 
+from db.store import SourceFile
 from folio.settings import get_settings
 from tasks.failures import unreadable
-from tasks.files import SourceFile
 from tasks.policy import task_options
 
 _ESCAPE = re.compile(rb"\\(\\|x([0-9a-fA-F]{2}))")

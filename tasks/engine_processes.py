@@ -15,7 +15,8 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
-from engine.pipeline import EngineConfig, build_pipeline
+from engine.config import EngineConfig
+from engine.pipeline import build_pipeline
 from engine.runtime.onnx import choose_providers
 from engine.types import PageParser
 from tasks.budget import PageBudget

@@ -13,7 +13,6 @@ import hashlib
 import os
 import stat
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 
@@ -21,18 +20,6 @@ from tasks.failures import BadDocument, unreadable
 
 _CHUNK = 1 << 20
 _PROC = Path("/proc")
-
-
-@dataclass(frozen=True)
-class SourceFile:
-    """A file found in a source, with what is known before reading it."""
-
-    uri: str
-    path: Path | None  # where its bytes are read; None for an S3 object not fetched yet
-    size_bytes: int
-    modified_at: datetime | None  # None: not known (a file no longer there)
-    etag: str | None = None  # S3 objects
-    refused: str | None = None  # why the file is not read at all (found when it was listed)
 
 
 @dataclass(frozen=True)

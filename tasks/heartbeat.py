@@ -16,14 +16,14 @@ log = logging.getLogger(__name__)
 
 
 @contextmanager
-def heartbeat(run_id: int, engine: Engine | None = None) -> Iterator[None]:
+def heartbeat(run_id: int, db: Engine | None = None) -> Iterator[None]:
     """Beat now (a retried flow run's new process takes the row over), then every interval until the block ends."""
-    engine = engine or database()
+    db = db or database()
     interval = get_settings().heartbeat_seconds
-    with session_scope(engine) as session:
+    with session_scope(db) as session:
         beat(session, run_id)
     stop = threading.Event()
-    beating = threading.Thread(target=_beat_until, args=(engine, run_id, interval, stop), daemon=True,
+    beating = threading.Thread(target=_beat_until, args=(db, run_id, interval, stop), daemon=True,
                                name=f"folio-heartbeat-{run_id}")
     beating.start()
     try:
@@ -33,10 +33,10 @@ def heartbeat(run_id: int, engine: Engine | None = None) -> Iterator[None]:
         beating.join()
 
 
-def _beat_until(engine: Engine, run_id: int, interval: float, stop: threading.Event) -> None:
+def _beat_until(db: Engine, run_id: int, interval: float, stop: threading.Event) -> None:
     while not stop.wait(interval):
         try:
-            with session_scope(engine) as session:
+            with session_scope(db) as session:
                 beat(session, run_id)
         except Exception as error:  # the database away for a while: the next beat tries again
             log.warning("run %d: heartbeat not recorded (%s)", run_id, error)

@@ -13,13 +13,17 @@ from prefect.logging import get_run_logger
 from sqlalchemy import Engine
 
 from db.session import session_scope
+from db.statuses import Registration
 from db.store import Claim, failed_documents
-from engine.identity import Identity
-from engine.pipeline import EngineConfig, build_pipeline, pipeline_identity
+from engine.config import EngineConfig, VlmConfig
+from engine.pipeline import build_pipeline
+from engine.pipeline_models import pipeline_identity
 from engine.runtime.onnx import threads_per_worker
 from engine.types import PageParser, PageResult
-from engine.vlm import VlmConfig, build_vlm_engine, vlm_identity
+from engine.vlm import build_vlm_engine
 from folio.database import database
+from folio.engines import configured_engine, engine_config
+from folio.run_summary import FlaggedPage, QuarantinedPage
 from folio.settings import get_settings
 from tasks.budget import PageBudget, page_budget
 from tasks.engine_processes import EngineProcesses, engine_on_cpu, load_pipeline
@@ -60,8 +64,8 @@ class BatchReport:
     reused: int  # results copied from a page with the same fingerprint
     engine_pages: int  # pages the engine was called on
     seconds: float
-    quarantined: tuple[tuple[int, int, str], ...] = ()  # (document id, page no, failed checks) per page
-    flagged: tuple[tuple[int, int, int, str], ...] = ()  # (document id, page no, blocks flagged, failed checks)
+    quarantined: tuple[QuarantinedPage, ...] = ()
+    flagged: tuple[FlaggedPage, ...] = ()
 
 
 def make_batches(registered: list[Registered], batch_size: int, claim: Claim | None = None,
@@ -69,48 +73,18 @@ def make_batches(registered: list[Registered], batch_size: int, claim: Claim | N
     """The pages still to parse, in document order, cut into batches of `batch_size`."""
     refs = [
         PageRef(item.document_id, str(item.file.path), page_no, item.sha256, item.identity)
-        for item in registered if item.outcome == "new"
+        for item in registered if item.outcome == Registration.NEW
         for page_no in item.pages_todo
     ]
     return [Batch(index, tuple(refs[start:start + batch_size]), claim, reuse)
             for index, start in enumerate(range(0, len(refs), batch_size))]
 
 
-def engine_config() -> EngineConfig:
-    """The engine's settings, from FOLIO_* variables."""
-    settings = get_settings()
-    return EngineConfig(device=settings.device, ocr_dpi=settings.ocr_dpi, formula_model=settings.formula_model,
-                        max_page_pixels=settings.max_page_pixels, engine_cache=settings.engine_cache,
-                        threads=threads_per_worker(settings.workers), ocr_int8=settings.ocr_int8)
-
-
-def vlm_config() -> VlmConfig:
-    """The VLM engine's settings, from FOLIO_VLM_* variables."""
-    settings = get_settings()
-    if not (settings.vlm_url and settings.vlm_model):
-        raise ValueError("FOLIO_ENGINE=vlm needs FOLIO_VLM_URL (the server's OpenAI-compatible base URL, e.g. "
-                         "http://gpu-1:8000/v1) and FOLIO_VLM_MODEL (the model it serves)")
-    key = settings.vlm_api_key.get_secret_value() if settings.vlm_api_key else None
-    return VlmConfig(url=settings.vlm_url, model=settings.vlm_model, format=settings.vlm_format, api_key=key,
-                     concurrency=settings.vlm_concurrency, timeout=settings.vlm_timeout_seconds,
-                     image_side=settings.vlm_image_side, anchor_text=settings.vlm_anchor_text,
-                     device=settings.device, engine_cache=settings.engine_cache,
-                     threads=threads_per_worker(settings.workers))
-
-
-def engine_identity() -> Identity:
-    """The identity of the engine FOLIO_ENGINE names, whose version it stores with its pages; found without loading
-    a model."""
-    if get_settings().engine == "vlm":
-        return vlm_identity(vlm_config())
-    return pipeline_identity(engine_config())
-
-
 def get_pipeline() -> PageParser:
     """The engine FOLIO_ENGINE names, loaded once per worker process (and again only when its settings change);
     PyMuPDF's layout analyzer, which reads the pages for it, gets the same share of the cores as its models."""
     set_layout_threads(threads_per_worker(get_settings().workers))
-    return _loaded(vlm_config() if get_settings().engine == "vlm" else engine_config())
+    return _loaded(configured_engine())
 
 
 @lru_cache(maxsize=1)
@@ -151,7 +125,7 @@ def stop_engine_workers() -> None:
             _workers = None
 
 
-def parse_batch_pages(batch: Batch, engine: Engine, parser: PageParser | EngineProcesses,
+def parse_batch_pages(batch: Batch, database: Engine, parser: PageParser | EngineProcesses,
                       log: logging.Logger | logging.LoggerAdapter | None = None) -> BatchReport:
     """Read, parse and store every page of the batch; a page that fails is stored as failed, with the reason.
 
@@ -165,13 +139,13 @@ def parse_batch_pages(batch: Batch, engine: Engine, parser: PageParser | EngineP
     """
     log = log or logging.getLogger(__name__)
     started = time.perf_counter()
-    with session_scope(engine) as session:  # a document an earlier batch failed: its file is not read again
+    with session_scope(database) as session:  # a document an earlier batch failed: its file is not read again
         bad_files = failed_documents(session, {ref.document_id for ref in batch.pages})
     budget = page_budget()
     with ExitStack() as stack:
         held = _hold_files(batch, bad_files, stack)
         fingerprinted, outcomes = _fingerprint_pages(batch, held, budget)
-        with session_scope(engine) as session:
+        with session_scope(database) as session:
             fingerprints = {fingerprint for _, fingerprint in fingerprinted} if batch.reuse else set()
             stored = reusable_pages(session, fingerprints, parser.version)
             copies = {fingerprint: stored_result(session, page_id, "") for fingerprint, page_id in stored.items()}
@@ -206,17 +180,17 @@ def parse_batch_pages(batch: Batch, engine: Engine, parser: PageParser | EngineP
                                     error, reused_from=origin, same_as=same_as,
                                     issues=verdicts[key].issues if key in verdicts else ()))
     outcomes = [_without_bad_files(outcome, bad_files) for outcome in outcomes]
-    save_batch(engine, outcomes, batch.claim, bad_files)
+    save_batch(database, outcomes, batch.claim, bad_files)
     failed_pages = sum(1 for outcome in outcomes if outcome.result is None)
     reused = sum(1 for outcome in outcomes
                  if outcome.result is not None and (outcome.reused_from is not None or outcome.same_as is not None))
-    quarantined = tuple((outcome.document_id, outcome.page_no, outcome.failed_checks)
+    quarantined = tuple(QuarantinedPage(outcome.document_id, outcome.page_no, outcome.failed_checks)
                         for outcome in outcomes if outcome.quarantined)
-    flagged = tuple((outcome.document_id, outcome.page_no, outcome.flagged_blocks, outcome.failed_checks)
+    flagged = tuple(FlaggedPage(outcome.document_id, outcome.page_no, outcome.flagged_blocks, outcome.failed_checks)
                     for outcome in outcomes
                     if outcome.issues and outcome.result is not None and not outcome.quarantined)
     seconds = time.perf_counter() - started
-    blocks_flagged = sum(blocks for _, _, blocks, _ in flagged)
+    blocks_flagged = sum(page.blocks for page in flagged)
     log.info("batch %d: %d pages in %.1f s (%.2f pages/s, validation %.2f s)%s%s%s%s", batch.index + 1,
              len(outcomes), seconds, len(outcomes) / seconds if seconds else 0.0, validation_seconds,
              f", {reused} reused" if reused else "", f", {failed_pages} failed" if failed_pages else "",

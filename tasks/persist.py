@@ -8,6 +8,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from db import models
 from db.session import session_scope
+from db.statuses import PageStatus
 from db.store import (
     Claim,
     fail_document,
@@ -51,7 +52,7 @@ class PageOutcome:
         return "; ".join(sorted({issue.check for issue in self.issues}))
 
 
-def save_batch(engine: Engine, outcomes: list[PageOutcome], claim: Claim | None = None,
+def save_batch(database: Engine, outcomes: list[PageOutcome], claim: Claim | None = None,
                failed: dict[int, str] | None = None) -> int:
     """Store every page of the batch, or none of them; returns how many pages were written.
 
@@ -62,7 +63,7 @@ def save_batch(engine: Engine, outcomes: list[PageOutcome], claim: Claim | None 
     documents are renewed.
     """
     written = 0
-    with session_scope(engine) as session:
+    with session_scope(database) as session:
         stored: dict[int, set[int]] = {}
         rows: dict[tuple[int, int], models.Page] = {}
         kept: list[PageOutcome] = []
@@ -132,7 +133,7 @@ def reusable_pages(session: Session, fingerprints: set[str], engine_version: str
         return {}
     rows = session.execute(
         select(models.Page.fingerprint, models.Page.id)
-        .where(models.Page.fingerprint.in_(fingerprints), models.Page.status == "done",
+        .where(models.Page.fingerprint.in_(fingerprints), models.Page.status == PageStatus.DONE,
                models.Page.engine_version == engine_version)
         .order_by(models.Page.id)
     ).all()
@@ -171,13 +172,13 @@ def _engine_block(row: models.Block) -> Block:
 def page_row(outcome: PageOutcome) -> models.Page:
     result = outcome.result
     if result is None:
-        return models.Page(document_id=outcome.document_id, page_no=outcome.page_no, status="failed",
-                           error=storable(outcome.error or "failed"), fingerprint=outcome.fingerprint)
+        return models.Page(document_id=outcome.document_id, page_no=outcome.page_no, status=PageStatus.FAILED,
+                           error=storable(outcome.error or PageStatus.FAILED), fingerprint=outcome.fingerprint)
     if outcome.quarantined:  # nothing of a result without anything to trust reaches the tables but what was wrong
         return models.Page(
             document_id=outcome.document_id, page_no=outcome.page_no, width=result.width, height=result.height,
             text_layer=result.text_layer, text_layer_trust=result.layer_trust, fingerprint=outcome.fingerprint,
-            status="quarantined",
+            status=PageStatus.QUARANTINED,
             error=f"failed validation: {outcome.failed_checks}",
             engine_version=result.engine_version, parse_seconds=result.seconds,
             issues=[issue_row(issue, []) for issue in outcome.issues],
@@ -191,7 +192,7 @@ def page_row(outcome: PageOutcome) -> models.Page:
         text_layer=result.text_layer,
         text_layer_trust=result.layer_trust,
         fingerprint=outcome.fingerprint,
-        status="done",
+        status=PageStatus.DONE,
         engine_version=result.engine_version,
         parse_seconds=result.seconds,
         reused_from=outcome.reused_from,

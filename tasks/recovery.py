@@ -15,7 +15,7 @@ log = logging.getLogger(__name__)
 SILENT_BEATS = 4  # a run on another machine whose heartbeat is older than this many intervals is taken for dead
 
 
-def recover_crashed_runs(engine: Engine) -> list[int]:
+def recover_crashed_runs(database: Engine) -> list[int]:
     """Mark crashed every running run whose process is dead, releasing its claims; returns their ids.
 
     On this machine a run is dead when its process (pid and start time) is gone; on another, when its heartbeat
@@ -24,7 +24,7 @@ def recover_crashed_runs(engine: Engine) -> list[int]:
     """
     settings = get_settings()
     silent_seconds = SILENT_BEATS * settings.heartbeat_seconds
-    with session_scope(engine) as session:
+    with session_scope(database) as session:
         if not tracks_processes(session):
             return []
         suspects = running_runs(session, silent_seconds, settings.claim_lease_seconds)
@@ -34,7 +34,7 @@ def recover_crashed_runs(engine: Engine) -> list[int]:
     for flow_run_id in ended_in_prefect(list(elsewhere)):
         verdicts[elsewhere[flow_run_id]] = "Prefect calls its flow run crashed or cancelled"
     crashed = []
-    with session_scope(engine) as session:
+    with session_scope(database) as session:
         for run in suspects:
             if verdicts[run.id] is None or (released := mark_crashed(session, run)) is None:
                 continue

@@ -9,11 +9,11 @@ from prefect.logging import get_run_logger
 from sqlalchemy import Engine
 
 from db.session import session_scope
+from db.statuses import FINISHED, DocumentStatus, Registration
 from db.store import (
-    FINISHED,
     Claim,
     Sighting,
-    SourceRecord,
+    SourceFile,
     claim_document,
     claim_for_run,
     clear_pages,
@@ -30,7 +30,7 @@ from db.store import (
 from folio.database import database
 from folio.settings import get_settings
 from tasks.failures import BadDocument, reason
-from tasks.files import FileIdentity, HeldFile, SourceFile, hash_file, too_large
+from tasks.files import FileIdentity, HeldFile, hash_file, too_large
 from tasks.policy import is_transient, task_options
 
 
@@ -41,7 +41,7 @@ class Registered:
     file: SourceFile
     sha256: str
     document_id: int
-    outcome: str  # "new": to parse; "unchanged": as seen before here; "duplicate": bytes known; "failed": unreadable
+    outcome: Registration
     pages_todo: tuple[int, ...] = ()
     identity: FileIdentity | None = None  # the file's when its bytes were hashed (see tasks.files)
 
@@ -60,21 +60,21 @@ def read_bytes(file: SourceFile, max_file_bytes: int) -> tuple[SourceFile, str, 
     return fetch(file, get_settings().spool)
 
 
-def register_files(files: list[SourceFile], engine: Engine, max_file_bytes: int, claim: Claim,
+def register_files(files: list[SourceFile], database: Engine, max_file_bytes: int, claim: Claim,
                    log: logging.Logger | logging.LoggerAdapter | None = None,
                    force: bool = False) -> list[Registered]:
     """Claim a document for every file; a file whose bytes are already known becomes another source.
 
     A file seen before at the same path or URI, as it was then (`Sighting.unchanged`), is not read at all
-    (outcome "unchanged"): one query looks them all up. A file read again (touched) and found to hold the
-    bytes it held there is unchanged too; the same bytes seen only elsewhere are a "duplicate", and so is a
+    (Registration.UNCHANGED): one query looks them all up. A file read again (touched) and found to hold the
+    bytes it held there is unchanged too; the same bytes seen only elsewhere are a duplicate, and so is a
     document another run holds an unexpired claim on (left to that run).
     With force, every file is read and finished documents are parsed again: their stored pages are cleared.
     A file that cannot be read or opened is recorded as a failed document with the reason; only an
     infrastructure error (the database unreachable) fails the registration.
     """
     log = log or logging.getLogger(__name__)
-    with session_scope(engine) as session:
+    with session_scope(database) as session:
         seen = {} if force else sightings(session, [file.uri for file in files])
         unchanged = unchanged_files(files, seen)
         mark_seen(session, [sighting.source_id for sighting in unchanged.values()])
@@ -84,10 +84,10 @@ def register_files(files: list[SourceFile], engine: Engine, max_file_bytes: int,
     registered, read, to_read = [], 0, len(files) - len(unchanged)
     for file in files:
         if (sighting := unchanged.get(file.uri)) is not None:
-            registered.append(Registered(file, sighting.sha256, sighting.document_id, "unchanged"))
+            registered.append(Registered(file, sighting.sha256, sighting.document_id, Registration.UNCHANGED))
             continue
         seen_here = {sighting.document_id for sighting in seen.get(file.uri, ())}
-        registered.append(_register(file, engine, max_file_bytes, claim, claimed_now, seen_here, force))
+        registered.append(_register(file, database, max_file_bytes, claim, claimed_now, seen_here, force))
         read += 1
         if read % 25 == 0 or read == to_read:
             log.info("registered %d/%d files to read", read, to_read)
@@ -99,42 +99,39 @@ def unchanged_files(files: list[SourceFile], seen: dict[str, list[Sighting]]) ->
     found = {}
     for file in files:
         if file.refused is None and file.uri in seen:
-            record = _record(file)
-            if (sighting := next((s for s in seen[file.uri] if s.unchanged(record)), None)) is not None:
+            if (sighting := next((s for s in seen[file.uri] if s.unchanged(file)), None)) is not None:
                 found[file.uri] = sighting
     return found
 
 
-def _record(file: SourceFile) -> SourceRecord:
-    return SourceRecord(uri=file.uri, size_bytes=file.size_bytes, modified_at=file.modified_at, etag=file.etag)
-
-
-def _register(file: SourceFile, engine: Engine, max_file_bytes: int, claim: Claim,
+def _register(file: SourceFile, database: Engine, max_file_bytes: int, claim: Claim,
               claimed_now: set[int], seen_here: set[int], force: bool) -> Registered:
     """Read the file and claim its document; `seen_here`: the documents this URI was seen holding before."""
-    source = _record(file)
+    listed = file  # as listed (an S3 object fetched gets a path): what document_sources records
     try:
         file, sha256, identity = read_bytes(file, max_file_bytes)
     except Exception as error:  # noqa: BLE001 - whatever stops this file stops only this file
         if is_transient(error):
             raise
-        with session_scope(engine) as session:
-            return Registered(file, unread_key(file.uri), record_unread(session, source, reason(error)), "failed")
-    with session_scope(engine) as session:
+        with session_scope(database) as session:
+            return Registered(file, unread_key(file.uri), record_unread(session, listed, reason(error)),
+                              Registration.FAILED)
+    with session_scope(database) as session:
         forget_unread(session, file.uri)
-        document_id, created = claim_document(session, sha256, source)
-        status, done_before = ("pending", False) if created else finished_before(session, document_id)
+        document_id, created = claim_document(session, sha256, listed)
+        status, done_before = (DocumentStatus.PENDING, False) if created else finished_before(session, document_id)
         if done_before and not force:
-            return Registered(file, sha256, document_id, "unchanged" if document_id in seen_here else "duplicate")
+            outcome = Registration.UNCHANGED if document_id in seen_here else Registration.DUPLICATE
+            return Registered(file, sha256, document_id, outcome)
         if document_id in claimed_now or not claim_for_run(session, document_id, claim):
-            return Registered(file, sha256, document_id, "duplicate")
+            return Registered(file, sha256, document_id, Registration.DUPLICATE)
         claimed_now.add(document_id)
         if status in FINISHED:
             clear_pages(session, document_id)
-    return start_document(engine, file, sha256, document_id, max_file_bytes, identity)
+    return start_document(database, file, sha256, document_id, max_file_bytes, identity)
 
 
-def start_document(engine: Engine, file: SourceFile, sha256: str, document_id: int, max_file_bytes: int,
+def start_document(database: Engine, file: SourceFile, sha256: str, document_id: int, max_file_bytes: int,
                    identity: FileIdentity | None) -> Registered:
     """A first look inside a claimed document's file: its pages to parse, or the document failed with the reason."""
     from tasks.pdf import inspect_document  # PyMuPDF is imported by a run that opens a file, not by a no-op run
@@ -142,17 +139,17 @@ def start_document(engine: Engine, file: SourceFile, sha256: str, document_id: i
     try:
         with HeldFile(file.path, sha256, identity, max_file_bytes) as held:
             info = inspect_document(Path(held.path))
-        with session_scope(engine) as session:
+        with session_scope(database) as session:
             start_processing(session, document_id, info.page_count, info.metadata)
             stored = stored_page_numbers(session, document_id)
     except Exception as error:  # noqa: BLE001 - whatever stops this file stops only this file
         if is_transient(error):
             raise
-        with session_scope(engine) as session:
+        with session_scope(database) as session:
             fail_document(session, document_id, reason(error))
-        return Registered(file, sha256, document_id, "failed", identity=identity)
+        return Registered(file, sha256, document_id, Registration.FAILED, identity=identity)
     todo = tuple(n for n in range(1, info.page_count + 1) if n not in stored)
-    return Registered(file, sha256, document_id, "new", todo, identity)
+    return Registered(file, sha256, document_id, Registration.NEW, todo, identity)
 
 
 @task(name="register-files", **task_options())

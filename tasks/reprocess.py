@@ -7,9 +7,11 @@ from prefect.logging import get_run_logger
 from sqlalchemy import Engine
 
 from db.session import session_scope
+from db.statuses import Registration
 from db.store import (
     Claim,
     Selection,
+    SourceFile,
     claim_for_run,
     clear_pages,
     document_sha256,
@@ -18,47 +20,47 @@ from db.store import (
     fail_document,
 )
 from folio.database import database
+from folio.engines import engine_identity
 from folio.settings import get_settings
 from tasks.discover import list_source, uri_path
 from tasks.failures import BadDocument
-from tasks.files import FileIdentity, SourceFile
-from tasks.parse import engine_identity
+from tasks.files import FileIdentity
 from tasks.policy import task_options
 from tasks.register import Registered, read_bytes, start_document
 
 
-def select_documents(engine: Engine, selection: Selection) -> list[int]:
+def select_documents(database: Engine, selection: Selection) -> list[int]:
     """Ids of the documents the selection names, judged against the configured engine's version (its identity)."""
-    with session_scope(engine) as session:
+    with session_scope(database) as session:
         return documents_to_reprocess(session, selection, engine_identity().version)
 
 
-def reopen_documents(document_ids: list[int], engine: Engine, max_file_bytes: int, claim: Claim,
+def reopen_documents(document_ids: list[int], database: Engine, max_file_bytes: int, claim: Claim,
                      log: logging.Logger | logging.LoggerAdapter | None = None) -> list[Registered]:
     """Claim each document, find a file with its bytes, delete its stored pages and list them all to parse.
 
-    A document another run holds is left to it ("duplicate"); one whose bytes are no longer at any of
+    A document another run holds is left to it (a duplicate); one whose bytes are no longer at any of
     its sources is failed with that reason, its stored pages kept.
     """
     log = log or logging.getLogger(__name__)
-    return [_reopen(engine, document_id, max_file_bytes, claim, log) for document_id in document_ids]
+    return [_reopen(database, document_id, max_file_bytes, claim, log) for document_id in document_ids]
 
 
-def _reopen(engine: Engine, document_id: int, max_file_bytes: int, claim: Claim,
+def _reopen(database: Engine, document_id: int, max_file_bytes: int, claim: Claim,
             log: logging.Logger | logging.LoggerAdapter) -> Registered:
-    with session_scope(engine) as session:
+    with session_scope(database) as session:
         sha256, uris = document_sha256(session, document_id), document_sources(session, document_id)
     found = file_with_bytes(uris, sha256, max_file_bytes)
-    with session_scope(engine) as session:
+    with session_scope(database) as session:
         if not claim_for_run(session, document_id, claim):
-            return Registered(found[0] if found else _vanished(uris[0]), sha256, document_id, "duplicate")
+            return Registered(found[0] if found else _vanished(uris[0]), sha256, document_id, Registration.DUPLICATE)
         if found is None:
             fail_document(session, document_id, "no source holds these bytes any more: " + ", ".join(uris))
-            return Registered(_vanished(uris[0]), sha256, document_id, "failed")
+            return Registered(_vanished(uris[0]), sha256, document_id, Registration.FAILED)
         cleared = clear_pages(session, document_id)
     file, identity = found
     log.info("document %d: %d stored pages cleared, reading %s again", document_id, cleared, file.uri)
-    return start_document(engine, file, sha256, document_id, max_file_bytes, identity)
+    return start_document(database, file, sha256, document_id, max_file_bytes, identity)
 
 
 def file_with_bytes(uris: list[str], sha256: str, max_file_bytes: int) -> tuple[SourceFile, FileIdentity] | None:

@@ -11,8 +11,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from db.store import SourceFile
 from folio.settings import get_settings
-from tasks.files import FileIdentity, SourceFile
+from tasks.files import FileIdentity
 
 _CHUNK = 1 << 20
 

@@ -14,6 +14,15 @@ def two_column_pdf(folder: Path, name: str = "report.pdf") -> Path:
     return born_digital_pdf(folder / name, [TWO_COLUMN, WITH_TABLE])
 
 
+def reports(folder: Path, titles: list[str], name: str) -> list[Path]:
+    """One two-page born-digital PDF per title in the folder (made if need be), `<name>-<n>.pdf`: two columns of
+    paragraphs, then a page with a ruled table."""
+    folder.mkdir(exist_ok=True)
+    return [born_digital_pdf(folder / f"{name}-{number}.pdf", [
+        PageSpec(title=title, columns=2, paragraphs=PARAGRAPHS[number:number + 3]), WITH_TABLE])
+        for number, title in enumerate(titles)]
+
+
 def scan_pdf(folder: Path, name: str = "scan.pdf") -> Path:
     return scanned_pdf(folder / name, [PageSpec(title="Letter to the Harbour Board", paragraphs=PARAGRAPHS[:2])])
 

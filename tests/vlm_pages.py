@@ -13,6 +13,7 @@ from folio.samples import PARAGRAPHS, PageSpec, draw_page
 from tasks.pdf import open_pdf, page_graphics, page_input
 
 HEIGHT = 792.0
+LINES = ["The board met on Tuesday and read the letters of the month.", "No decision was taken on the quay."]
 BOLD, BODY = "Times-Bold", "Times-Roman"
 FRONT_MATTER = ("---\nprimary_language: en\nis_rotation_valid: True\nrotation_correction: 0\nis_table: False\n"
                 "is_diagram: False\n---\n")

@@ -13,13 +13,13 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from pathlib import Path
 
 import cv2
 import numpy as np
 import pymupdf
 
 from engine import ENGINE_VERSION
+from engine.config import VlmConfig
 from engine.identity import Identity, identify
 from engine.ink import ink_share
 from engine.layer_trust import Verdict, measure_layer, trusted_layer
@@ -34,25 +34,6 @@ from engine.vlm.client import ServerRefused, VlmClient
 from engine.vlm.prompts import FORMATS, anchor_text
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class VlmConfig:
-    url: str
-    model: str
-    format: str = "markdown"  # a key of engine.vlm.prompts.FORMATS
-    api_key: str | None = None
-    concurrency: int = 16
-    timeout: float = 300.0
-    image_side: int = 1288  # longest side of the page image in pixels (olmOCR's default)
-    anchor_text: bool = False
-    device: str = "auto"  # where the text detector runs (it places blocks on scans)
-    ocr_model_dir: Path | None = None
-    engine_cache: Path | None = None
-    threads: int = 0  # the text detector's intra-op threads on CPU; 0: every core (see threads_per_worker)
-
-    def __repr__(self) -> str:  # the API key stays out of logs and tracebacks
-        return f"VlmConfig(url={self.url!r}, model={self.model!r}, format={self.format!r})"
 
 
 def vlm_identity(config: VlmConfig) -> Identity:

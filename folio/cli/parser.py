@@ -64,7 +64,7 @@ class VersionAction(argparse.Action):
         from db.migrate import head_revision
         from engine import ENGINE_VERSION
         from folio import __version__
-        from tasks.parse import engine_identity
+        from folio.engines import engine_identity
 
         try:
             identity = engine_identity()

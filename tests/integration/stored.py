@@ -51,12 +51,12 @@ def sample_pdf(path: Path) -> Path:
     return path
 
 
-def store_sample(engine: Engine, folder: Path, name: str = "minutes-1931.pdf") -> StoredSample:
+def store_sample(database: Engine, folder: Path, name: str = "minutes-1931.pdf") -> StoredSample:
     """The sample PDF written under folder and stored as a quarantined document: page 1 done, page 2 quarantined."""
     pdf = sample_pdf(folder / name)
     data = pdf.read_bytes()
     sha256 = hashlib.sha256(data).hexdigest()
-    with Session(engine) as session, session.begin():
+    with Session(database) as session, session.begin():
         document = Document(sha256=sha256, status="quarantined", page_count=2, size_bytes=len(data),
                             first_source=str(pdf), metadata_={},
                             error="1 of 2 pages quarantined by validation")

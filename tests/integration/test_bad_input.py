@@ -23,15 +23,15 @@ from tests import pdfs
 from tests.integration.folio_process import folio_env
 
 
-def outcomes(engine: Engine) -> dict[str, tuple[str, str | None]]:
+def outcomes(database: Engine) -> dict[str, tuple[str, str | None]]:
     """(status, error) of every document, by the last part of each URI it was seen at."""
-    with engine.connect() as connection:
+    with database.connect() as connection:
         rows = connection.execute(select(DocumentSource.uri, Document.status, Document.error).join(Document)).all()
     return {uri.rsplit("/", 1)[-1]: (status, error) for uri, status, error in rows}
 
 
-def unfinished(engine: Engine) -> list[tuple[str, str]]:
-    with engine.connect() as connection:
+def unfinished(database: Engine) -> list[tuple[str, str]]:
+    with database.connect() as connection:
         return [tuple(row) for row in connection.execute(text(
             "SELECT first_source, status FROM documents WHERE status NOT IN ('done', 'failed', 'quarantined') "
             "OR claimed_by IS NOT NULL"))]

@@ -78,8 +78,8 @@ def test_debug_shows_the_traceback(tmp_path: Path):
     assert "Traceback" in folio(UNREACHABLE, tmp_path, "status", "--debug").stderr
 
 
-def running_runs(engine: Engine) -> int:
-    with engine.connect() as connection:
+def running_runs(database: Engine) -> int:
+    with database.connect() as connection:
         return connection.execute(text("SELECT count(*) FROM runs WHERE status = 'running'")).scalar_one()
 
 

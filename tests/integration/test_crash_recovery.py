@@ -14,7 +14,7 @@ from sqlalchemy import Engine, select, text
 from db.models import Run
 from db.processes import ProcessId, machine
 from db.session import session_scope
-from db.store import Claim, SourceRecord, claim_document, claim_for_run
+from db.store import Claim, SourceFile, claim_document, claim_for_run
 from flows.digitize import digitize
 from tasks.recovery import recover_crashed_runs
 from tests.integration.folio_process import FolioProcess
@@ -29,13 +29,13 @@ def ended_process() -> ProcessId:
     return found
 
 
-def add_run(engine: Engine, name: str, claims: int = 1, **values) -> None:
+def add_run(database: Engine, name: str, claims: int = 1, **values) -> None:
     """A running run, flow run id `name`, holding claims on documents of its own."""
-    with session_scope(engine) as session:
+    with session_scope(database) as session:
         session.add(Run(source="/archive", flow_run_id=name, status="running", **values))
         for number in range(claims):
             document_id, _ = claim_document(session, f"{name}-{number}".ljust(64, "0"),
-                                            SourceRecord(uri=f"/archive/{name}-{number}.pdf", size_bytes=1))
+                                            SourceFile(uri=f"/archive/{name}-{number}.pdf", size_bytes=1))
             assert claim_for_run(session, document_id, Claim(name, LEASE))
 
 
@@ -51,9 +51,9 @@ def elsewhere(heartbeat_age: timedelta) -> dict:
             "pid_started_at": datetime.now(UTC) - timedelta(hours=1), "heartbeat_at": datetime.now(UTC) - heartbeat_age}
 
 
-def outcome(engine: Engine) -> dict[str, tuple[str, int]]:
+def outcome(database: Engine) -> dict[str, tuple[str, int]]:
     """For each run: its status, and how many documents are still claimed by it."""
-    with engine.connect() as connection:
+    with database.connect() as connection:
         return dict((name, (status, claimed)) for name, status, claimed in connection.execute(text(
             "SELECT r.flow_run_id, r.status, (SELECT count(*) FROM documents d WHERE d.claimed_by = r.flow_run_id) "
             "FROM runs r ORDER BY r.id")))

@@ -14,8 +14,8 @@ from folio.settings import get_settings
 from tests import pdfs
 
 
-def exports(engine: Engine, out: Path) -> dict[str, dict]:
-    write_exports(engine, out)
+def exports(database: Engine, out: Path) -> dict[str, dict]:
+    write_exports(database, out)
     return {path.name: json.loads(path.read_text()) for path in out.glob("*.json")}
 
 

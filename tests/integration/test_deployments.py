@@ -28,8 +28,10 @@ def test_deployments_register_with_their_schedule_and_forms():
     form = ingest.parameter_openapi_schema["properties"]
     assert set(form) == {"source", "batch_size", "force"}
     assert "s3://bucket/prefix" in form["source"]["description"] and form["force"]["default"] is False
-    assert {"statuses", "ids", "since", "until", "engine_version", "force"} <= set(
-        reprocess.parameter_openapi_schema["properties"])
+    form = reprocess.parameter_openapi_schema
+    assert set(form["properties"]) == {"selection", "batch_size"}
+    assert set(form["definitions"]["Selection"]["properties"]) == {"statuses", "ids", "since", "until",
+                                                                  "engine_version", "force"}
 
 
 def test_nightly_is_paused_until_its_source_exists(tmp_path):

@@ -10,16 +10,15 @@ from sqlalchemy import Engine, func, select, text, update
 
 from db.models import Document, Page
 from db.session import session_scope
-from db.store import Claim, SourceRecord, claim_document, claim_for_run
+from db.store import Claim, SourceFile, claim_document, claim_for_run
 from flows.digitize import digitize
-from folio.samples import PARAGRAPHS, PageSpec, born_digital_pdf
 from tests import pdfs
 
 
 def test_a_live_claim_keeps_other_runs_off_and_an_expired_one_does_not(database: Engine):
     first, second = Claim("run-a", 600), Claim("run-b", 600)
     with session_scope(database) as session:
-        document_id, _ = claim_document(session, "a" * 64, SourceRecord(uri="/x.pdf", size_bytes=1))
+        document_id, _ = claim_document(session, "a" * 64, SourceFile(uri="/x.pdf", size_bytes=1))
         assert claim_for_run(session, document_id, first)
         assert claim_for_run(session, document_id, first)  # a run may renew its own claim
         assert not claim_for_run(session, document_id, second)
@@ -28,9 +27,9 @@ def test_a_live_claim_keeps_other_runs_off_and_an_expired_one_does_not(database:
         assert session.execute(select(Document.claimed_by)).scalar_one() == "run-b"
 
 
-def crash(engine: Engine, claimed_until: str) -> None:
+def crash(database: Engine, claimed_until: str) -> None:
     """Leave the stored document as a run killed mid-document would: page 2 missing, still claimed."""
-    with session_scope(engine) as session:
+    with session_scope(database) as session:
         session.execute(text("DELETE FROM pages WHERE page_no = 2"))
         session.execute(text(f"UPDATE documents SET status = 'processing', claimed_by = 'killed-run', "
                              f"claimed_until = now() + interval '{claimed_until}'"))
@@ -56,11 +55,7 @@ def test_a_crashed_run_is_taken_over_only_when_its_lease_expired(database: Engin
 
 def test_two_runs_at_once_parse_every_page_once(database: Engine, empty_database: str, tmp_path: Path):
     archive = tmp_path / "archive"
-    archive.mkdir()
-    for number in range(4):
-        pages = [PageSpec(title=f"Annual Report {1990 + number}", columns=2, paragraphs=PARAGRAPHS[number:number + 3]),
-                 pdfs.WITH_TABLE]
-        born_digital_pdf(archive / f"report-{number}.pdf", pages)
+    pdfs.reports(archive, [f"Annual Report {1990 + number}" for number in range(4)], "report")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FOLIO_", "PREFECT_"))}
     env.update(FOLIO_DATABASE_URL=empty_database, FOLIO_FORMULA_MODEL="none", FOLIO_BATCH_SIZE="2",
                FOLIO_HOME=str(tmp_path / "home"), PREFECT_SERVER_ANALYTICS_ENABLED="false", DO_NOT_TRACK="1")

@@ -37,8 +37,8 @@ def archive(tmp_path: Path) -> Path:
     return tmp_path / "archive"
 
 
-def statuses(engine: Engine) -> dict[str, tuple[str, str | None]]:
-    with engine.connect() as connection:
+def statuses(database: Engine) -> dict[str, tuple[str, str | None]]:
+    with database.connect() as connection:
         rows = connection.execute(
             select(DocumentSource.uri, Document.status, Document.error).join(Document)
         ).all()
@@ -141,9 +141,9 @@ def test_export_matches_the_contract(database: Engine, archive: Path, tmp_path: 
     assert sum(1 for e in failed if e["document"]["status"] == "failed") == 5
 
 
-def page_results(engine: Engine, name: str) -> list[tuple]:
+def page_results(database: Engine, name: str) -> list[tuple]:
     """Every stored block of the document first seen as `name`, without ids."""
-    with engine.connect() as connection:
+    with database.connect() as connection:
         return [tuple(row) for row in connection.execute(
             select(Page.page_no, Page.fingerprint, Block.reading_order, Block.type, Block.text, Block.x0, Block.y1)
             .join(Document, Page.document_id == Document.id).join(Block, Block.page_id == Page.id)

@@ -35,8 +35,8 @@ def stored(database: Engine, tmp_path: Path) -> Path:
     return folder
 
 
-def rows(engine: Engine, query: str, **parameters) -> list:
-    with engine.connect() as connection:
+def rows(database: Engine, query: str, **parameters) -> list:
+    with database.connect() as connection:
         return connection.execute(text(query), parameters).all()
 
 
@@ -125,9 +125,9 @@ def two_documents(database: Engine) -> Engine:
     return database
 
 
-def snapshot(engine: Engine) -> list:
+def snapshot(database: Engine) -> list:
     """Every row folio's tables hold, and the tables and roles there are."""
-    return rows(engine, "SELECT (SELECT json_agg(d ORDER BY id) FROM documents d), "
+    return rows(database, "SELECT (SELECT json_agg(d ORDER BY id) FROM documents d), "
                         "(SELECT json_agg(s ORDER BY id) FROM document_sources s), "
                         "(SELECT json_agg(b ORDER BY id) FROM blocks b), "
                         "(SELECT array_agg(tablename ORDER BY tablename) FROM pg_tables WHERE schemaname = 'public'), "

@@ -11,8 +11,8 @@ from db.store import OTHER_VERSIONS, Selection
 from engine import ENGINE_VERSION
 from flows.digitize import digitize
 from flows.reprocess import reprocess
+from folio.engines import engine_identity
 from folio.settings import get_settings
-from tasks.parse import engine_identity
 from tasks.reprocess import select_documents
 from tests import pdfs
 
@@ -66,6 +66,6 @@ def test_pages_of_another_pipeline_are_not_reused_and_are_chosen_for_reprocess(
     assert select_documents(database, Selection(engine_version=OTHER_VERSIONS)) == [1, 2]
     assert select_documents(database, Selection(engine_version=without_formulas)) == [1, 2]
     assert select_documents(database, Selection(engine_version=ENGINE_VERSION)) == [1, 2, 3]  # every identity
-    summary = reprocess(engine_version=OTHER_VERSIONS)
+    summary = reprocess(Selection(engine_version=OTHER_VERSIONS))
     assert (summary.files_listed, summary.pages_parsed, summary.pages_reused) == (2, 0, 4)  # copies of document 3
     assert versions(database) == {1: {with_formulas}, 2: {with_formulas}, 3: {with_formulas}}

@@ -5,10 +5,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, text
 
+from db.store import OTHER_VERSIONS, Selection
 from flows import cli
 from flows.digitize import digitize
 from flows.reprocess import reprocess
-from tasks import page_parsing, parse
+from folio.engines import engine_identity
+from tasks import page_parsing
 from tests import pdfs
 
 RUN_ENGINE = page_parsing.run_engine
@@ -39,8 +41,8 @@ def count_engine_pages(monkeypatch: pytest.MonkeyPatch, fail: bool = False) -> l
     return keys
 
 
-def page_rows(engine: Engine) -> dict[tuple[int, int], tuple[int, str, str]]:
-    with engine.connect() as connection:
+def page_rows(database: Engine) -> dict[tuple[int, int], tuple[int, str, str]]:
+    with database.connect() as connection:
         rows = connection.execute(text("SELECT document_id, page_no, id, status, engine_version FROM pages"))
         return {(row.document_id, row.page_no): (row.id, row.status, row.engine_version) for row in rows}
 
@@ -50,7 +52,7 @@ def test_failed_documents_are_parsed_again(database: Engine, archive: Path, monk
     first = digitize(source=str(archive))
     assert first.documents_failed == 3
     parsed = count_engine_pages(monkeypatch)
-    summary = reprocess(statuses=["failed"])
+    summary = reprocess(Selection(statuses=("failed",)))
     assert (summary.files_listed, summary.pages_parsed) == (3, len(parsed))
     assert (summary.documents_done, summary.documents_reused) == (2, 1)  # the copy's pages match the report's
     assert {status for _, status, _ in page_rows(database).values()} == {"done"}
@@ -70,14 +72,14 @@ def test_results_of_an_older_engine_are_replaced_and_the_rest_kept(database: Eng
     with database.begin() as connection:
         connection.execute(text("UPDATE pages SET engine_version = 'folio-0.1' WHERE document_id = :id"),
                            {"id": old_document})
-    assert reprocess(statuses=["failed"]).files_listed == 0  # done documents are not touched by status alone
+    assert reprocess(Selection(statuses=("failed",))).files_listed == 0  # done documents: not touched by status alone
     parsed = count_engine_pages(monkeypatch)
-    summary = reprocess(engine_version="other")
+    summary = reprocess(Selection(engine_version=OTHER_VERSIONS))
     after = page_rows(database)
     assert summary.files_listed == summary.documents_done == 1
     assert sorted(parsed) == sorted(f"{old_document}:{page_no}" for document_id, page_no in before
                                     if document_id == old_document)
-    assert {version for _, _, version in after.values()} == {parse.engine_identity().version}
+    assert {version for _, _, version in after.values()} == {engine_identity().version}
     assert all(after[key][0] == before[key][0] for key in before if key[0] != old_document)  # kept as they were
     assert all(after[key][0] != before[key][0] for key in before if key[0] == old_document)  # stored anew
 
@@ -87,7 +89,7 @@ def test_force_parses_done_documents_again_without_reuse(database: Engine, archi
     digitize(source=str(archive))
     before = page_rows(database)
     parsed = count_engine_pages(monkeypatch)
-    summary = reprocess(ids=[1, 2], force=True)
+    summary = reprocess(Selection(ids=(1, 2), force=True))
     # document 2 repeats document 1's pages: they are parsed once, in this run, and copied
     assert (summary.pages_parsed, summary.pages_reused, sorted(parsed)) == (2, 2, ["1:1", "1:2"])
     after = page_rows(database)
@@ -100,7 +102,7 @@ def test_force_parses_done_documents_again_without_reuse(database: Engine, archi
 def test_a_document_whose_file_is_gone_is_failed_with_the_reason(database: Engine, archive: Path):
     digitize(source=str(archive))
     (archive / "scan.pdf").unlink()
-    summary = reprocess(statuses=["done"], force=True)
+    summary = reprocess(Selection(statuses=("done",), force=True))
     assert (summary.files_listed, summary.documents_done + summary.documents_reused, summary.documents_failed) == (
         3, 2, 1)
     with database.connect() as connection:

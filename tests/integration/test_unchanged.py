@@ -36,8 +36,8 @@ def delivery(tmp_path: Path) -> Path:
     return folder
 
 
-def last_seen(engine: Engine) -> dict[str, object]:
-    with engine.connect() as connection:
+def last_seen(database: Engine) -> dict[str, object]:
+    with database.connect() as connection:
         rows = connection.execute(text("SELECT uri, last_seen_at FROM document_sources")).all()
     return {Path(uri).name: seen for uri, seen in rows}
 

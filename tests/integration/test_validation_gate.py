@@ -13,6 +13,7 @@ from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRun
 from sqlalchemy import Engine, text
 
 from db.export import write_exports
+from db.store import Selection
 from engine.stages.tables import make_table
 from engine.types import Block, Formula, PageResult, TableCell
 from flows.digitize import digitize
@@ -221,7 +222,7 @@ def test_broken_blocks_are_repaired_against_their_issue_and_only_untrustworthy_p
     assert "box inside the page" in flagged[2]["failed checks"]
 
     monkeypatch.setattr(page_parsing, "run_engine", RUN_ENGINE)  # an engine that no longer breaks them
-    again = reprocess(statuses=["quarantined"])
+    again = reprocess(Selection(statuses=("quarantined",)))
     assert (again.documents_done, again.pages_quarantined, again.blocks_flagged) == (1, 0, 0)
     with database.connect() as connection:
         assert connection.execute(text("SELECT count(*) FROM page_issues")).scalar() == 0

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.pipeline import EngineConfig
+from engine.config import EngineConfig
 from engine.types import PageInput, PageResult
 from tasks.budget import page_budget
 from tasks.engine_processes import DIED, EngineProcesses, engine_on_cpu, load_pipeline

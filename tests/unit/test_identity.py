@@ -9,13 +9,15 @@ from pathlib import Path
 import pytest
 
 from engine import ENGINE_VERSION
+from engine.config import RESULT_FIELDS, EngineConfig, VlmConfig
 from engine.identity import NOT_LOADED, Identity, identify
 from engine.layout_model import CDLA_FILE, find_cdla_model
 from engine.ocr.models import find_ocr_models
-from engine.pipeline import RESULT_FIELDS, EngineConfig, Pipeline, pipeline_identity
+from engine.pipeline import Pipeline
+from engine.pipeline_models import pipeline_identity
 from engine.runtime import hashes
 from engine.types import PageInput
-from engine.vlm import VlmConfig, vlm_identity
+from engine.vlm import vlm_identity
 
 # EngineConfig fields that change where or how fast a model runs, or where its files are found, not what it reads:
 # the files found are in the identity by their sha256

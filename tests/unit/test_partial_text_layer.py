@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pymupdf
 
-from engine.pipeline import EngineConfig, build_pipeline
+from engine.config import EngineConfig
+from engine.pipeline import build_pipeline
 from tasks.pdf import page_input
 
 

@@ -1,13 +1,26 @@
-"""A run's summary for people: short lines, the failed and quarantined files by name with why, then a count."""
+"""A run's summary for people: short lines, the failed and quarantined files by name with why, then a count; the
+artifact's table from the same figures."""
 
-from folio.cli.summary import FAILED_SQL, QUARANTINED_SQL, summary_lines
-from tasks.runs import RunSummary
+from sqlalchemy import CheckConstraint
+
+from db.models import Document, Page, Run
+from db.statuses import FileOutcome, RunStatus
+from folio.run_summary import (
+    FAILED_SQL,
+    QUARANTINED_SQL,
+    FailedDocument,
+    QuarantinedPage,
+    RunSummary,
+    summary_lines,
+    summary_table,
+)
 
 
 def test_failed_and_quarantined_files_are_named_then_counted():
-    failures = tuple((i, f"/archive/box/{i:02}.pdf", "encrypted: password required") for i in range(12))
-    quarantined = ((40, "/archive/box/plan.pdf", 3, "page has ink but no block"),
-                   (40, "/archive/box/plan.pdf", 1, "text layer not kept"), (41, "/elsewhere/x.pdf", 2, "no block"))
+    failures = tuple(FailedDocument(i, f"/archive/box/{i:02}.pdf", "encrypted: password required") for i in range(12))
+    quarantined = (QuarantinedPage(40, 3, "page has ink but no block", "/archive/box/plan.pdf"),
+                   QuarantinedPage(40, 1, "text layer not kept", "/archive/box/plan.pdf"),
+                   QuarantinedPage(41, 2, "no block", "/elsewhere/x.pdf"))
     summary = RunSummary(run_id=7, files_listed=20, documents_unchanged=0, documents_done=6, documents_duplicate=0,
                          documents_failed=12, documents_quarantined=2, documents_reused=0, pages_parsed=30,
                          pages_reused=0, pages_failed=0, seconds=12.0, pages_quarantined=3, failures=failures,
@@ -40,3 +53,28 @@ def test_every_outcome_a_file_had_is_named_and_no_other():
                                                           "  pages  0 parsed, 0 reused"]
     empty = RunSummary(9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0.1)
     assert summary_lines(empty, "/archive")[1] == "  files  0 listed"
+
+
+def test_the_cli_lines_and_the_artifact_table_name_every_outcome_with_its_count():
+    counts = {f"documents_{outcome}": number for number, outcome in enumerate(FileOutcome, start=1)}
+    summary = RunSummary(run_id=3, files_listed=sum(counts.values()), **counts, pages_parsed=7, pages_reused=8,
+                         pages_failed=9, seconds=2.0, pages_quarantined=10, pages_flagged=11, blocks_flagged=12)
+    text, table = "\n".join(summary_lines(summary, "/archive")), summary_table(summary)
+    assert [outcome for outcome, _ in summary.outcomes()] == list(FileOutcome)
+    for outcome, count in summary.outcomes():
+        assert f"{count} {outcome}" in text and table[outcome] == count
+    for what, count in summary.pages():
+        assert f"{count} {what}" in text and table[f"pages {what}"] == count
+    assert (table["files listed"], table["blocks flagged"], table["pages/s"]) == (21, 12, 3.5)
+
+
+def test_the_counts_a_run_keeps_are_columns_of_runs_and_statuses_are_their_stored_strings():
+    summary = RunSummary(1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0.1)
+    columns = set(Run.__table__.columns.keys())
+    assert set(summary.stored_counts()) <= columns
+    assert {name for name in columns if name.startswith("documents_")} == {f"documents_{o}" for o in FileOutcome}
+    constraints = {str(check.sqltext) for table in (Document.__table__, Page.__table__)
+                   for check in table.constraints if isinstance(check, CheckConstraint)}
+    assert "status IN ('pending', 'processing', 'done', 'failed', 'quarantined')" in constraints
+    assert "status IN ('done', 'failed', 'quarantined')" in constraints
+    assert [str(status) for status in RunStatus] == ["running", "completed", "failed", "crashed"]

@@ -4,8 +4,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
-from db.store import Sighting, SourceRecord, finished_for_good
-from tasks.files import SourceFile
+from db.store import Sighting, SourceFile, finished_for_good
 from tasks.register import unchanged_files
 
 WHEN = datetime(2026, 11, 3, 9, 30, 15, 123456, tzinfo=UTC)
@@ -18,11 +17,11 @@ def sighting(uri: str = "/archive/a.pdf", document_id: int = 1, size: int = 1000
 
 def listed(uri: str = "/archive/a.pdf", size: int = 1000, modified_at: datetime | None = WHEN,
            etag: str | None = None, refused: str | None = None) -> SourceFile:
-    return SourceFile(uri, Path(uri), size, modified_at, etag, refused)
+    return SourceFile(uri, size, modified_at, etag, Path(uri), refused)
 
 
 def test_a_file_is_unchanged_with_the_same_size_and_time_and_its_document_finished():
-    record = SourceRecord("/archive/a.pdf", 1000, WHEN)
+    record = SourceFile("/archive/a.pdf", 1000, WHEN)
     assert sighting().unchanged(record)
     assert not sighting().unchanged(replace(record, size_bytes=1001))
     assert not sighting().unchanged(replace(record, modified_at=WHEN + timedelta(microseconds=1)))
@@ -34,7 +33,7 @@ def test_a_file_is_unchanged_with_the_same_size_and_time_and_its_document_finish
 
 def test_an_s3_object_is_unchanged_with_the_same_size_and_etag_whatever_its_time():
     seen = sighting("s3://archive/a.pdf", etag="9b2cf535f27731c974343645a3985328")
-    record = SourceRecord("s3://archive/a.pdf", 1000, WHEN + timedelta(days=1), "9b2cf535f27731c974343645a3985328")
+    record = SourceFile("s3://archive/a.pdf", 1000, WHEN + timedelta(days=1), "9b2cf535f27731c974343645a3985328")
     assert seen.unchanged(record)
     assert not seen.unchanged(replace(record, etag="0f343b0931126a20f133d67c2b018a3b"))
     assert not seen.unchanged(replace(record, size_bytes=999))

