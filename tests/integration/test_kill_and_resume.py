@@ -19,7 +19,6 @@ from db.processes import ProcessId
 from db.server import libpq_url, start_embedded
 from flows.digitize import digitize
 from folio.database import database as configured_database
-from folio.samples import PARAGRAPHS, PageSpec, born_digital_pdf
 from folio.settings import Settings
 from tests import pdfs
 from tests.integration.folio_process import FolioRun, wait_for_blocked_insert
@@ -28,17 +27,13 @@ from tests.integration.folio_process import FolioRun, wait_for_blocked_insert
 @pytest.fixture
 def archive(tmp_path: Path) -> Path:
     folder = tmp_path / "archive"
-    folder.mkdir()
-    for number in range(3):
-        pages = [PageSpec(title=f"Minutes of {1920 + number}", columns=2, paragraphs=PARAGRAPHS[number:number + 3]),
-                 pdfs.WITH_TABLE]
-        born_digital_pdf(folder / f"minutes-{number}.pdf", pages)
+    pdfs.reports(folder, [f"Minutes of {1920 + number}" for number in range(3)], "minutes")
     pdfs.scan_pdf(folder)
     return folder
 
 
-def exports(engine: Engine, out: Path) -> dict[str, dict]:
-    write_exports(engine, out)
+def exports(database: Engine, out: Path) -> dict[str, dict]:
+    write_exports(database, out)
     return {path.name: json.loads(path.read_text()) for path in out.glob("*.json")}
 
 

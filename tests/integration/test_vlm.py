@@ -15,22 +15,11 @@ from db.server import libpq_url
 from engine import ENGINE_VERSION
 from engine.types import Block, Formula, PageResult, Table, TableCell
 from tasks.validate import validate_results
+from tests import vlm_pages
 from tests.integration.folio_process import FolioProcess, FolioRun, folio_env
-from tests.vlm_pages import (
-    ASKS_TO_TURN,
-    LEDGER_MARKDOWN,
-    LETTER_MARKDOWN,
-    ledger_layout_json,
-    ledger_pdf,
-    page_inputs,
-    text_markdown,
-    text_pdf,
-    turned_scan_pdf,
-)
 from tests.vlm_server import Reply, VlmServer, image_size, vlm_server
 
 KEY = "sk-folio-secret-0c4e9a71"
-LINES = ["The board met on Tuesday and read the letters of the month.", "No decision was taken on the quay."]
 BLOCK_TYPES = {"title", "text", "list_item", "table", "formula", "figure", "caption", "header", "footer", "footnote",
                "page_number"}
 
@@ -80,7 +69,7 @@ def assert_export_contract(export: dict) -> None:
 
 def gate_issues(export: dict, pdf: Path) -> dict[str, list[str]]:
     """The validation gate run again over the exported pages (with their PDF's text layer): failed checks by page."""
-    inputs = {f"{number}": page for number, page in enumerate(page_inputs(pdf), 1)}
+    inputs = {f"{number}": page for number, page in enumerate(vlm_pages.page_inputs(pdf), 1)}
     results = []
     for page in export["pages"]:
         if page["status"] != "done":
@@ -104,9 +93,12 @@ def gate_issues(export: dict, pdf: Path) -> dict[str, list[str]]:
 def archive(tmp_path: Path) -> dict[str, Path]:
     folder = tmp_path / "archive"
     folder.mkdir()
-    return {"ledger": ledger_pdf(folder / "ledger.pdf"), "letter": turned_scan_pdf(folder / "letter-scan.pdf"),
-            "malformed": text_pdf(folder / "malformed.pdf", 500, LINES),
-            "busy": text_pdf(folder / "busy.pdf", 520, LINES), "slow": text_pdf(folder / "slow.pdf", 540, LINES)}
+    lines = vlm_pages.LINES
+    return {"ledger": vlm_pages.ledger_pdf(folder / "ledger.pdf"),
+            "letter": vlm_pages.turned_scan_pdf(folder / "letter-scan.pdf"),
+            "malformed": vlm_pages.text_pdf(folder / "malformed.pdf", 500, lines),
+            "busy": vlm_pages.text_pdf(folder / "busy.pdf", 520, lines),
+            "slow": vlm_pages.text_pdf(folder / "slow.pdf", 540, lines)}
 
 
 def test_folio_run_with_a_vlm_server(database: Engine, empty_database: str, archive: dict[str, Path],
@@ -115,13 +107,14 @@ def test_folio_run_with_a_vlm_server(database: Engine, empty_database: str, arch
     upright_letter = image_size(str(archive["letter"]), turn=270)
     assert len({*sizes.values(), upright_letter}) == 6  # the server tells the pages apart by their image's size
     with vlm_server(api_key=KEY, gather=3) as server:
-        server.script(sizes["ledger"], Reply(LEDGER_MARKDOWN))
-        server.script(sizes["letter"], Reply(ASKS_TO_TURN))
-        server.script(upright_letter, Reply(LETTER_MARKDOWN))
+        server.script(sizes["ledger"], Reply(vlm_pages.LEDGER_MARKDOWN))
+        server.script(sizes["letter"], Reply(vlm_pages.ASKS_TO_TURN))
+        server.script(upright_letter, Reply(vlm_pages.LETTER_MARKDOWN))
         server.script(sizes["malformed"], Reply("---\nprimary_language: en\nThe board met on Tuesday"))
         server.script(sizes["busy"], Reply(status=429, text="rate limited", echo_authorization=True),
-                      Reply(text_markdown(LINES)))
-        server.script(sizes["slow"], Reply(delay=6, text=text_markdown(LINES)), Reply(text_markdown(LINES)))
+                      Reply(vlm_pages.text_markdown(vlm_pages.LINES)))
+        answer = vlm_pages.text_markdown(vlm_pages.LINES)
+        server.script(sizes["slow"], Reply(delay=6, text=answer), Reply(answer))
         settings = vlm_settings(server, FOLIO_VLM_API_KEY=KEY, FOLIO_VLM_CONCURRENCY="3",
                                 FOLIO_VLM_TIMEOUT_SECONDS="3", FOLIO_BATCH_SIZE="8")
         run = FolioRun(archive["ledger"].parent, empty_database, tmp_path / "home", **settings)
@@ -177,7 +170,7 @@ def test_folio_run_with_a_vlm_server(database: Engine, empty_database: str, arch
 def test_layout_json_reuse_and_reprocess(database: Engine, empty_database: str, tmp_path: Path):
     folder = tmp_path / "archive"
     folder.mkdir()
-    ledger = ledger_pdf(folder / "ledger.pdf")
+    ledger = vlm_pages.ledger_pdf(folder / "ledger.pdf")
     size = image_size(str(ledger))
     home = tmp_path / "home"
     first = FolioRun(folder, empty_database, home)  # today's pipeline
@@ -185,7 +178,7 @@ def test_layout_json_reuse_and_reprocess(database: Engine, empty_database: str, 
     [(pipeline_version,)] = rows(empty_database, "SELECT engine_version FROM pages")
     assert pipeline_version.startswith(f"{ENGINE_VERSION}+")
     with vlm_server() as server:
-        server.script(size, Reply(ledger_layout_json(size)))
+        server.script(size, Reply(vlm_pages.ledger_layout_json(size)))
         settings = vlm_settings(server, FOLIO_VLM_FORMAT="layout-json")
         # documents parsed by the pipeline are parsed again with the VLM
         again = FolioProcess(["reprocess", "--engine-version"], empty_database, home, **settings)
@@ -206,7 +199,7 @@ def test_layout_json_reuse_and_reprocess(database: Engine, empty_database: str, 
         shutil.copy(copy / "ledger-copy.pdf", other / "ledger-other.pdf")
         with open(other / "ledger-other.pdf", "ab") as handle:
             handle.write(b"% and once more\n")
-        server.script(size, Reply(LEDGER_MARKDOWN))
+        server.script(size, Reply(vlm_pages.LEDGER_MARKDOWN))
         markdown = FolioRun(other, empty_database, home, **vlm_settings(server))
         assert markdown.finish() == 0 and len(server.requests) == 2
     exports = exported(empty_database, home, tmp_path / "export")
