@@ -31,7 +31,7 @@ from engine.config import EngineConfig
 from engine.pipeline import build_pipeline
 from engine.runtime.onnx import threads_per_worker
 from engine.types import TEXT_TYPES
-from tasks.budget import page_budget
+from pages.budget import page_budget
 from tasks.engine_processes import EngineProcesses, load_pipeline
 from tasks.page_parsing import READING, PageJob, read_and_parse
 from tasks.pdf_layout import set_layout_threads

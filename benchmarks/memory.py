@@ -36,7 +36,7 @@ def long_document(path: Path, pages: int) -> Path:
 def peak_rss(source: Path) -> tuple[float, float]:
     """(peak RSS in bytes, seconds) of `folio run source` from an empty home, in a process of its own."""
     probe = ("import resource, subprocess, sys; "
-             "done = subprocess.run([sys.executable, '-m', 'flows.cli', 'run', sys.argv[1]], "
+             "done = subprocess.run([sys.executable, '-m', 'folio.cli', 'run', sys.argv[1]], "
              "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); "
              "print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
     with tempfile.TemporaryDirectory(prefix="folio-memory-") as home:

@@ -40,7 +40,7 @@ def folio(home: Path, *arguments: str) -> float:
     if "FOLIO_ENGINE_CACHE" in os.environ:
         env["FOLIO_ENGINE_CACHE"] = os.environ["FOLIO_ENGINE_CACHE"]
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "flows.cli", *arguments], env=env, capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "folio.cli", *arguments], env=env, capture_output=True, text=True)
     seconds = time.perf_counter() - started
     if done.returncode != 0:
         raise SystemExit(f"folio {' '.join(arguments)} failed ({done.returncode}):\n{done.stderr[-3000:]}")

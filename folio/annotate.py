@@ -49,7 +49,7 @@ class StoredDocument:
 
 def load_document(database: Engine, reference: str) -> StoredDocument:
     """A stored document by its sha256 (or a unique prefix of at least 8 characters) or a path it was seen at."""
-    from tasks.discover import path_uri
+    from sources.listing import path_uri
     from tasks.reprocess import file_with_bytes
 
     path = path_uri(Path(reference).expanduser().resolve()) if Path(reference).expanduser().exists() else reference

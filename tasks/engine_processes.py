@@ -19,7 +19,7 @@ from engine.config import EngineConfig
 from engine.pipeline import build_pipeline
 from engine.runtime.onnx import choose_providers
 from engine.types import PageParser
-from tasks.budget import PageBudget
+from pages.budget import PageBudget
 from tasks.page_parsing import PageJob, ParsedPages, read_and_parse
 from tasks.pdf_layout import set_layout_threads
 

@@ -11,8 +11,8 @@ from typing import TypeVar
 import pymupdf
 
 from engine.types import PageInput, PageParser, PageResult
-from tasks.budget import OutOfTime, PageBudget, TimeLimit
-from tasks.failures import BadDocument, reason
+from pages.budget import OutOfTime, PageBudget, TimeLimit
+from sources.failures import BadDocument, reason
 from tasks.pdf import open_pdf, page_graphics, page_input
 from tasks.policy import is_transient
 

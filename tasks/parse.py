@@ -12,6 +12,7 @@ from prefect import task
 from prefect.logging import get_run_logger
 from sqlalchemy import Engine
 
+from db.pages import reusable_pages
 from db.session import session_scope
 from db.statuses import Registration
 from db.store import Claim, failed_documents
@@ -25,18 +26,18 @@ from folio.database import database
 from folio.engines import configured_engine, engine_config
 from folio.run_summary import FlaggedPage, QuarantinedPage
 from folio.settings import get_settings
-from tasks.budget import PageBudget, page_budget
+from pages.budget import PageBudget, page_budget
+from pages.rows import PageOutcome, save_batch, stored_result
+from sources.failures import BadDocument
+from sources.files import FileIdentity, HeldFile
 from tasks.engine_processes import EngineProcesses, engine_on_cpu, load_pipeline
-from tasks.failures import BadDocument
-from tasks.files import FileIdentity, HeldFile
 from tasks.gpu import gpu_slot
 from tasks.page_parsing import PageJob, each_page, read_and_parse
 from tasks.pdf import page_fingerprint
 from tasks.pdf_layout import set_layout_threads
-from tasks.persist import PageOutcome, reusable_pages, save_batch, stored_result
 from tasks.policy import task_options
 from tasks.register import Registered
-from tasks.validate import validate_results
+from validation.gate import validate_results
 
 
 @dataclass(frozen=True)

@@ -29,8 +29,8 @@ from db.store import (
 )
 from folio.database import database
 from folio.settings import get_settings
-from tasks.failures import BadDocument, reason
-from tasks.files import FileIdentity, HeldFile, hash_file, too_large
+from sources.failures import BadDocument, reason
+from sources.files import FileIdentity, HeldFile, hash_file, too_large
 from tasks.policy import is_transient, task_options
 
 
@@ -43,7 +43,7 @@ class Registered:
     document_id: int
     outcome: Registration
     pages_todo: tuple[int, ...] = ()
-    identity: FileIdentity | None = None  # the file's when its bytes were hashed (see tasks.files)
+    identity: FileIdentity | None = None  # the file's when its bytes were hashed (see sources.files)
 
 
 def read_bytes(file: SourceFile, max_file_bytes: int) -> tuple[SourceFile, str, FileIdentity]:
@@ -55,7 +55,7 @@ def read_bytes(file: SourceFile, max_file_bytes: int) -> tuple[SourceFile, str, 
         raise too_large(file.size_bytes, max_file_bytes)
     if file.path is not None:
         return file, *hash_file(file.path, max_file_bytes)
-    from tasks.s3 import fetch
+    from sources.s3 import fetch
 
     return fetch(file, get_settings().spool)
 

@@ -22,9 +22,9 @@ from db.store import (
 from folio.database import database
 from folio.engines import engine_identity
 from folio.settings import get_settings
-from tasks.discover import list_source, uri_path
-from tasks.failures import BadDocument
-from tasks.files import FileIdentity
+from sources.failures import BadDocument
+from sources.files import FileIdentity
+from sources.listing import list_source, uri_path
 from tasks.policy import task_options
 from tasks.register import Registered, read_bytes, start_document
 

@@ -26,7 +26,7 @@ def folio_env(database_url: str | None, home: Path, **settings: str) -> dict[str
 
 class FolioProcess:
     def __init__(self, arguments: list[str], database_url: str | None, home: Path, **settings: str):
-        self.process = subprocess.Popen([sys.executable, "-m", "flows.cli", *arguments],
+        self.process = subprocess.Popen([sys.executable, "-m", "folio.cli", *arguments],
                                         env=folio_env(database_url, home, **settings),
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                         start_new_session=True)

@@ -16,8 +16,8 @@ from db.models import Document, DocumentSource, Page
 from flows.digitize import digitize
 from folio.samples import PARAGRAPHS, PageSpec, born_digital_pdf
 from folio.settings import get_settings
+from sources.listing import uri_path
 from tasks import parse, register
-from tasks.discover import uri_path
 from tasks.pdf import page_fingerprint
 from tests import pdfs
 from tests.integration.folio_process import folio_env
@@ -235,7 +235,7 @@ def test_the_command_exits_0_with_unreadable_files_and_names_that_are_not_utf8(e
         shutil.copyfile(ledger(tmp_path, "locked.pdf"), folder / "locked.pdf")
         (folder / "locked.pdf").chmod(0)
         expected["locked.pdf"] = ("failed", "unreadable: permission denied")
-    done = subprocess.run([sys.executable, "-m", "flows.cli", "run", str(folder)], capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-m", "folio.cli", "run", str(folder)], capture_output=True, text=True,
                           env=folio_env(empty_database, tmp_path / "home", FOLIO_FOLLOW_SYMLINKS="1"), timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert outcomes(database) == expected

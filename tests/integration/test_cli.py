@@ -26,7 +26,7 @@ def folio_home(session_dir: Path) -> Path:
 def folio(home: Path, *args: str, timeout: int = 600) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FOLIO_", "PREFECT_"))}
     env.update(FOLIO_HOME=str(home), PREFECT_SERVER_ANALYTICS_ENABLED="false", DO_NOT_TRACK="1")
-    return subprocess.run([sys.executable, "-m", "flows.cli", *args], env=env, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "folio.cli", *args], env=env, capture_output=True, text=True,
                           timeout=timeout)
 
 

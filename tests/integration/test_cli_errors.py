@@ -16,7 +16,7 @@ UNREACHABLE = "postgresql://folio:secret@127.0.0.1:1/folio"  # nothing listens o
 
 
 def folio(url: str, home: Path, *arguments: str, **settings: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "flows.cli", *arguments], env=folio_env(url, home, **settings),
+    return subprocess.run([sys.executable, "-m", "folio.cli", *arguments], env=folio_env(url, home, **settings),
                           capture_output=True, text=True, timeout=300)
 
 

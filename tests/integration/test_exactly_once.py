@@ -59,7 +59,7 @@ def test_two_runs_at_once_parse_every_page_once(database: Engine, empty_database
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FOLIO_", "PREFECT_"))}
     env.update(FOLIO_DATABASE_URL=empty_database, FOLIO_FORMULA_MODEL="none", FOLIO_BATCH_SIZE="2",
                FOLIO_HOME=str(tmp_path / "home"), PREFECT_SERVER_ANALYTICS_ENABLED="false", DO_NOT_TRACK="1")
-    runs = [subprocess.Popen([sys.executable, "-m", "flows.cli", "run", str(archive)],
+    runs = [subprocess.Popen([sys.executable, "-m", "folio.cli", "run", str(archive)],
                              env={**env, "PREFECT_HOME": str(tmp_path / f"prefect-{i}")},
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for i in range(2)]
     outputs = [run.communicate(timeout=600)[0] for run in runs]

@@ -15,9 +15,9 @@ from db.query import search_blocks
 from db.roles import grant_reader
 from db.server import libpq_url
 from db.session import dispose_engines
-from flows import cli
 from flows.digitize import digitize
 from folio.annotate import COLOURS
+from folio.cli import main as cli
 from folio.database import database as configured_database
 from folio.settings import get_settings
 from tests import pdfs

@@ -15,7 +15,7 @@ from tests.integration.stored import LATEX, StoredSample, store_sample
 
 
 def folio(url: str, home: Path, *arguments: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "flows.cli", *arguments], env=folio_env(url, home),
+    return subprocess.run([sys.executable, "-m", "folio.cli", *arguments], env=folio_env(url, home),
                           capture_output=True, text=True, timeout=300)
 
 

@@ -8,8 +8,8 @@ from sqlalchemy import Engine, text
 
 from db.store import Claim
 from engine.types import Block, PageInput, PageResult
+from sources.listing import list_source
 from tasks import page_parsing
-from tasks.discover import list_source
 from tasks.engine_processes import EngineProcesses
 from tasks.parse import Batch, make_batches, parse_batch_pages
 from tasks.register import Registered, register_files

@@ -17,7 +17,7 @@ BAR = "\u2501"  # rich's bar is drawn with this character
 def run_on_a_terminal(arguments: list[str], env: dict[str, str]) -> tuple[int, str]:
     """The command's exit code and everything it wrote to its terminal (80 columns)."""
     leader, follower = pty.openpty()
-    process = subprocess.Popen([sys.executable, "-m", "flows.cli", *arguments], stdin=follower, stdout=follower,
+    process = subprocess.Popen([sys.executable, "-m", "folio.cli", *arguments], stdin=follower, stdout=follower,
                                stderr=follower, env={**env, "COLUMNS": "80", "LINES": "24", "TERM": "xterm"})
     os.close(follower)
     output = b""

@@ -6,9 +6,9 @@ import pytest
 from sqlalchemy import Engine, text
 
 from db.store import OTHER_VERSIONS, Selection
-from flows import cli
 from flows.digitize import digitize
 from flows.reprocess import reprocess
+from folio.cli import main as cli
 from folio.engines import engine_identity
 from tasks import page_parsing
 from tests import pdfs

@@ -41,7 +41,7 @@ def stored(database: Engine, empty_database: str) -> str:
 
 def sql(url: str, home: Path, *arguments: str, **settings: str) -> subprocess.CompletedProcess:
     """`folio sql ARGUMENTS` with its output into pipes (not a terminal)."""
-    return subprocess.run([sys.executable, "-m", "flows.cli", "sql", *arguments],
+    return subprocess.run([sys.executable, "-m", "folio.cli", "sql", *arguments],
                           env=folio_env(url, home, **settings), capture_output=True, text=True, timeout=300)
 
 
@@ -122,7 +122,7 @@ def test_a_table_on_a_terminal_by_default(stored: str, tmp_path: Path):
 
 
 def test_a_reader_that_stops_early_is_no_error(stored: str, tmp_path: Path):
-    process = subprocess.Popen([sys.executable, "-m", "flows.cli", "sql", "SELECT generate_series(1, 500000)"],
+    process = subprocess.Popen([sys.executable, "-m", "folio.cli", "sql", "SELECT generate_series(1, 500000)"],
                                env=folio_env(stored, tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert process.stdout.readline() == b"generate_series\n"
     process.stdout.close()  # as `| head -1` does

@@ -18,7 +18,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 from sqlalchemy import Engine, text
 
 from engine import ENGINE_VERSION
-from flows import cli
+from folio.cli import main as cli
 from folio.database import database as configured_database
 from folio.settings import Settings
 from tests import pdfs

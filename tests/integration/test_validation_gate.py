@@ -20,7 +20,7 @@ from flows.digitize import digitize
 from flows.reprocess import reprocess
 from folio.samples import PARAGRAPHS, PageSpec, born_digital_pdf
 from tasks import page_parsing
-from tasks.validate import (
+from validation.gate import (
     CLIPPED,
     CONFIDENCE_REMOVED,
     DROPPED,

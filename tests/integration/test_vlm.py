@@ -14,10 +14,10 @@ from sqlalchemy import Engine
 from db.server import libpq_url
 from engine import ENGINE_VERSION
 from engine.types import Block, Formula, PageResult, Table, TableCell
-from tasks.validate import validate_results
 from tests import vlm_pages
 from tests.integration.folio_process import FolioProcess, FolioRun, folio_env
 from tests.vlm_server import Reply, VlmServer, image_size, vlm_server
+from validation.gate import validate_results
 
 KEY = "sk-folio-secret-0c4e9a71"
 BLOCK_TYPES = {"title", "text", "list_item", "table", "formula", "figure", "caption", "header", "footer", "footnote",
@@ -30,7 +30,7 @@ def vlm_settings(server: VlmServer, **more: str) -> dict[str, str]:
 
 
 def folio(database_url: str, home: Path, *args: str, **settings: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "flows.cli", *args], env=folio_env(database_url, home, **settings),
+    return subprocess.run([sys.executable, "-m", "folio.cli", *args], env=folio_env(database_url, home, **settings),
                           capture_output=True, text=True, timeout=600)
 
 

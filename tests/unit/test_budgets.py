@@ -6,8 +6,8 @@ import pymupdf
 import pytest
 
 from db.store import storable, storable_metadata
-from tasks.budget import OutOfTime, OverBudget, PageBudget, TimeLimit
-from tasks.failures import reason
+from pages.budget import OutOfTime, OverBudget, PageBudget, TimeLimit
+from sources.failures import reason
 from tests import pdfs
 
 

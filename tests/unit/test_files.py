@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from folio.settings import get_settings
-from tasks.discover import list_source, path_uri, uri_path
-from tasks.failures import BadDocument
-from tasks.files import HeldFile, hash_file
+from sources.failures import BadDocument
+from sources.files import HeldFile, hash_file
+from sources.listing import list_source, path_uri, uri_path
 
 
 @pytest.mark.parametrize("name", [b"plain.pdf", b"caf\xc3\xa9.pdf", b"caf\xe9.pdf", b"back\\slash.pdf",
@@ -76,7 +76,7 @@ def test_a_file_without_read_permission_is_unreadable(tmp_path: Path):
     path = tmp_path / "locked.pdf"
     path.write_bytes(b"%PDF-1.7")
     path.chmod(0)
-    check = "from pathlib import Path; from tasks.files import hash_file\n" \
+    check = "from pathlib import Path; from sources.files import hash_file\n" \
             f"try: hash_file(Path({str(path)!r}), 1000)\nexcept Exception as error: print(error)"
     command = [sys.executable, "-c", check]
     if os.geteuid() == 0:  # root reads any file: check without the capabilities that let it

@@ -10,7 +10,7 @@ from engine.formula.decoding import RepetitionGuard
 from engine.formula.junia import JuniaFormulaModel
 from engine.render import render_page
 from engine.stages.formulas import balance_groups, flatten_paper, strip_math_wrapper
-from tasks.validate import braces_balanced, environments_balanced
+from validation.gate import braces_balanced, environments_balanced
 
 
 def feed(guard: RepetitionGuard, tokens: list[int]) -> int | None:

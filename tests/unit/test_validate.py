@@ -9,7 +9,7 @@ import pytest
 from engine.ink import ink_share
 from engine.stages.tables import make_table
 from engine.types import Block, Formula, Line, PageInput, PageResult, TableCell
-from tasks.validate import (
+from validation.gate import (
     BLOCK,
     CHECKS,
     CLIPPED,

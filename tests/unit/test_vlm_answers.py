@@ -9,7 +9,7 @@ from engine.vlm.answer import UnreadableAnswer, is_page_number, plain
 from engine.vlm.layout_json import model_size, read_layout_json
 from engine.vlm.markdown import read_markdown
 from engine.vlm.tables import html_table, pipe_table
-from tasks.validate import html_agrees
+from validation.gate import html_agrees
 
 OLMOCR_PAGE = r"""---
 primary_language: en

@@ -1,5 +1,5 @@
-"""The `folio` command line: each command's handler, thin; arguments, errors, progress and summaries live in
-folio.cli."""
+"""The `folio` command line: each command's handler, thin; arguments, errors and progress live beside it in
+folio.cli, the run's summary in folio.run_summary."""
 
 import argparse
 import os
@@ -50,7 +50,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     check_database()
     from flows.nothing_new import record_if_nothing_new
     from folio.database import database
-    from tasks.discover import path_uri
+    from sources.listing import path_uri
 
     source = args.source if args.source.startswith("s3://") else path_uri(Path(args.source))  # a name not UTF-8
     with progress_shown(live=not args.verbose):
@@ -180,7 +180,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         sys.stdout.write(form.render(one_export(database(), chosen)))
         return 0
     if args.out.startswith("s3://"):
-        from tasks.s3 import put_files
+        from sources.s3 import put_files
 
         count = put_files(export_files(database(), chosen, form.render, form.suffix), args.out, form.content_type)
     else:
@@ -357,7 +357,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         from db.session import dispose_engines
 
         dispose_engines()
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
-from tasks.failures import BadDocument, unreadable
+from sources.failures import BadDocument, unreadable
 
 _CHUNK = 1 << 20
 _PROC = Path("/proc")

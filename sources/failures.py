@@ -2,7 +2,7 @@
 
 import errno
 
-from tasks.budget import OutOfTime, OverBudget
+from pages.budget import OutOfTime, OverBudget
 
 
 class BadDocument(Exception):

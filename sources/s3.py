@@ -13,7 +13,7 @@ from typing import Any
 
 from db.store import SourceFile
 from folio.settings import get_settings
-from tasks.files import FileIdentity
+from sources.files import FileIdentity
 
 _CHUNK = 1 << 20
 

@@ -2,11 +2,12 @@
 
 from dataclasses import dataclass, replace
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine
 from sqlalchemy.exc import DataError
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session
 
 from db import models
+from db.pages import copy_issues, stored_page
 from db.session import session_scope
 from db.statuses import PageStatus
 from db.store import (
@@ -19,7 +20,7 @@ from db.store import (
     stored_page_numbers,
 )
 from engine.types import Block, Formula, PageResult, Table, TableCell
-from tasks.validate import BLOCK, QUARANTINED, Issue, flagged_blocks
+from validation.gate import BLOCK, QUARANTINED, Issue, flagged_blocks
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,7 @@ def save_batch(database: Engine, outcomes: list[PageOutcome], claim: Claim | Non
             original = rows.get(outcome.same_as) if outcome.same_as and outcome.result is not None else None
             if original is not None:
                 rows[outcome.document_id, outcome.page_no].reused_from = original.id
-        _copy_issues(session, {rows[outcome.document_id, outcome.page_no]: outcome.reused_from for outcome in kept
+        copy_issues(session, {rows[outcome.document_id, outcome.page_no]: outcome.reused_from for outcome in kept
                                if outcome.reused_from is not None and outcome.result is not None})
         for document_id, reason in (failed or {}).items():
             fail_document(session, document_id, reason)
@@ -109,48 +110,9 @@ def _add_page(session: Session, outcome: PageOutcome) -> PageOutcome:
     return replace(outcome, row=row)
 
 
-def _copy_issues(session: Session, copies: dict[models.Page, int]) -> None:
-    """Pages that copy a stored page's result get its issues too, each against the same block (by reading order)."""
-    if not copies:
-        return
-    found: dict[int, list[models.PageIssue]] = {}
-    for issue in session.execute(select(models.PageIssue).where(models.PageIssue.page_id.in_(set(copies.values())))
-                                 .options(selectinload(models.PageIssue.block))
-                                 .order_by(models.PageIssue.id)).scalars():
-        found.setdefault(issue.page_id, []).append(issue)
-    for page, origin in copies.items():
-        by_order = {block.reading_order: block for block in page.blocks}
-        for issue in found.get(origin, []):
-            session.add(models.PageIssue(
-                page=page, rule=issue.rule, expectation=issue.expectation, blocks=list(issue.blocks),
-                observed=list(issue.observed), action=issue.action,
-                block=by_order.get(issue.block.reading_order) if issue.block is not None else None))
-
-
-def reusable_pages(session: Session, fingerprints: set[str], engine_version: str) -> dict[str, int]:
-    """For each fingerprint with a parsed page stored by this engine version: that page's id."""
-    if not fingerprints:
-        return {}
-    rows = session.execute(
-        select(models.Page.fingerprint, models.Page.id)
-        .where(models.Page.fingerprint.in_(fingerprints), models.Page.status == PageStatus.DONE,
-               models.Page.engine_version == engine_version)
-        .order_by(models.Page.id)
-    ).all()
-    found: dict[str, int] = {}
-    for fingerprint, page_id in rows:
-        found.setdefault(fingerprint, page_id)
-    return found
-
-
 def stored_result(session: Session, page_id: int, key: str) -> PageResult:
     """A stored page read back as the engine's result, to be stored again for a page with its fingerprint."""
-    page = session.execute(
-        select(models.Page).where(models.Page.id == page_id).options(
-            selectinload(models.Page.blocks).selectinload(models.Block.table).selectinload(models.PageTable.cells),
-            selectinload(models.Page.blocks).selectinload(models.Block.formula),
-        )
-    ).scalar_one()
+    page = stored_page(session, page_id)
     return PageResult(key=key, width=page.width, height=page.height, text_layer=page.text_layer,
                       blocks=[_engine_block(row) for row in page.blocks], engine_version=page.engine_version,
                       stage_seconds={}, layer_trust=page.text_layer_trust)
