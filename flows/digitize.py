@@ -16,11 +16,13 @@ from flows.progress import Step, tell
 from flows.runners import task_runner
 from folio.run_summary import FlaggedPage, QuarantinedPage, RunSummary
 from folio.settings import get_settings
+from runs.heartbeat import heartbeat
+from runs.lifecycle import PageCounts, abandon_run
+from runs.register import Registered
 from tasks.discover import discover
-from tasks.heartbeat import heartbeat
 from tasks.parse import make_batches, parse_batch
-from tasks.register import Registered, register
-from tasks.runs import PageCounts, abandon_run, finish_task, open_run_task
+from tasks.register import register
+from tasks.runs import finish_task, open_run_task
 
 PageT = TypeVar("PageT", QuarantinedPage, FlaggedPage)
 

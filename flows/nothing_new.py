@@ -11,9 +11,9 @@ from db.statuses import Registration
 from db.store import mark_seen, sightings
 from flows.progress import Step, tell
 from folio.run_summary import RunSummary
+from runs.lifecycle import PageCounts, abandon_run, finish, open_run
+from runs.register import Registered, unchanged_files
 from sources.listing import list_source
-from tasks.register import Registered, unchanged_files
-from tasks.runs import PageCounts, abandon_run, finish, open_run
 
 
 def prefect_server_configured() -> bool:

@@ -10,7 +10,7 @@ from flows.progress import Step, tell
 from flows.runners import task_runner
 from folio.run_summary import RunSummary
 from folio.settings import get_settings
-from tasks.heartbeat import heartbeat
+from runs.heartbeat import heartbeat
 from tasks.reprocess import reopen_task, select_task
 from tasks.runs import open_run_task
 

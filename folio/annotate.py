@@ -49,8 +49,8 @@ class StoredDocument:
 
 def load_document(database: Engine, reference: str) -> StoredDocument:
     """A stored document by its sha256 (or a unique prefix of at least 8 characters) or a path it was seen at."""
+    from runs.reopen import file_with_bytes
     from sources.listing import path_uri
-    from tasks.reprocess import file_with_bytes
 
     path = path_uri(Path(reference).expanduser().resolve()) if Path(reference).expanduser().exists() else reference
     with session_scope(database) as session:

@@ -1,6 +1,8 @@
-"""What stops one file or page, in words: the reason a failed document or page is stored with."""
+"""What stops one file or page, in words (the reason a failed document or page is stored with), and which errors a
+later try may not meet (transient: retried)."""
 
 import errno
+from collections.abc import Iterator
 
 from pages.budget import OutOfTime, OverBudget
 
@@ -47,3 +49,43 @@ def reason(error: BaseException) -> str:
     if code in ("PreconditionFailed", "412"):
         return "changed during the run: the object no longer has the ETag it was listed with"
     return f"error: {type(error).__name__}: {mupdf_message(error)}"
+
+
+_TRANSIENT_ERRNOS = {errno.ECONNRESET, errno.ECONNREFUSED, errno.ECONNABORTED, errno.ETIMEDOUT, errno.EPIPE,
+                     errno.EHOSTUNREACH, errno.ENETUNREACH}
+_S3_TRANSIENT_CODES = {"Throttling", "ThrottlingException", "SlowDown", "RequestTimeout", "RequestTimeTooSkewed",
+                       "RequestLimitExceeded", "InternalError", "ServiceUnavailable", "500", "502", "503", "504"}
+_BOTOCORE_TRANSIENT = {"EndpointConnectionError", "ConnectTimeoutError", "ReadTimeoutError", "ConnectionClosedError"}
+
+
+def is_transient(error: BaseException) -> bool:
+    """Whether the error, or one it was raised from, is one that a later try may not meet."""
+    return any(_transient(link) for link in _chain(error))
+
+
+def _chain(error: BaseException) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def _transient(error: BaseException) -> bool:
+    import psycopg
+    from sqlalchemy import exc
+
+    if isinstance(error, exc.DBAPIError):
+        return error.connection_invalidated or isinstance(error, exc.OperationalError | exc.InterfaceError)
+    if isinstance(error, exc.DisconnectionError | psycopg.OperationalError | psycopg.InterfaceError):
+        return True
+    if isinstance(error, ConnectionError | TimeoutError):
+        return True
+    if isinstance(error, OSError) and error.errno in _TRANSIENT_ERRNOS:
+        return True
+    kind = type(error).__name__
+    if type(error).__module__.startswith("botocore"):
+        code = str(getattr(error, "response", {}).get("Error", {}).get("Code", ""))
+        return kind in _BOTOCORE_TRANSIENT or code in _S3_TRANSIENT_CODES
+    return kind == "OutOfMemoryError" or "out of memory" in str(error).lower()

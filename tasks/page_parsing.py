@@ -12,9 +12,8 @@ import pymupdf
 
 from engine.types import PageInput, PageParser, PageResult
 from pages.budget import OutOfTime, PageBudget, TimeLimit
-from sources.failures import BadDocument, reason
+from sources.failures import BadDocument, is_transient, reason
 from tasks.pdf import open_pdf, page_graphics, page_input
-from tasks.policy import is_transient
 
 T = TypeVar("T")
 R = TypeVar("R")

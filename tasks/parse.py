@@ -28,6 +28,7 @@ from folio.run_summary import FlaggedPage, QuarantinedPage
 from folio.settings import get_settings
 from pages.budget import PageBudget, page_budget
 from pages.rows import PageOutcome, save_batch, stored_result
+from runs.register import Registered
 from sources.failures import BadDocument
 from sources.files import FileIdentity, HeldFile
 from tasks.engine_processes import EngineProcesses, engine_on_cpu, load_pipeline
@@ -36,7 +37,6 @@ from tasks.page_parsing import PageJob, each_page, read_and_parse
 from tasks.pdf import page_fingerprint
 from tasks.pdf_layout import set_layout_threads
 from tasks.policy import task_options
-from tasks.register import Registered
 from validation.gate import validate_results
 
 

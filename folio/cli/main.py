@@ -338,7 +338,7 @@ def recover(command: str, settings: Settings) -> None:
     stop_leftovers(settings)
     if command in DATABASE_COMMANDS:
         from folio.database import database
-        from tasks.recovery import recover_crashed_runs
+        from runs.recovery import recover_crashed_runs
 
         recover_crashed_runs(database())
 

@@ -16,7 +16,7 @@ from db.processes import ProcessId, machine
 from db.session import session_scope
 from db.store import Claim, SourceFile, claim_document, claim_for_run
 from flows.digitize import digitize
-from tasks.recovery import recover_crashed_runs
+from runs.recovery import recover_crashed_runs
 from tests.integration.folio_process import FolioProcess
 
 LEASE = 1800  # the default: only a run found dead loses its claims before it ends

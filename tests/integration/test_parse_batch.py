@@ -8,11 +8,11 @@ from sqlalchemy import Engine, text
 
 from db.store import Claim
 from engine.types import Block, PageInput, PageResult
+from runs.register import Registered, register_files
 from sources.listing import list_source
 from tasks import page_parsing
 from tasks.engine_processes import EngineProcesses
 from tasks.parse import Batch, make_batches, parse_batch_pages
-from tasks.register import Registered, register_files
 from tests import pdfs
 
 CLAIM = Claim("test-run", 600)

@@ -13,7 +13,7 @@ from flows.digitize import digitize
 from flows.reprocess import reprocess
 from folio.engines import engine_identity
 from folio.settings import get_settings
-from tasks.reprocess import select_documents
+from runs.reopen import select_documents
 from tests import pdfs
 
 

@@ -16,8 +16,9 @@ from flows.digitize import digitize
 from folio.database import database as configured_database
 from folio.samples import PARAGRAPHS, PageSpec, born_digital_pdf
 from folio.settings import Settings, get_settings
+from runs import register
 from sources.listing import list_source
-from tasks import parse, register
+from tasks import parse
 from tests import pdfs
 from tests.integration.folio_process import FolioProcess
 

@@ -15,13 +15,12 @@ from db.server import libpq_url
 from engine import ENGINE_VERSION
 from engine.types import Block, Formula, PageResult, Table, TableCell
 from tests import vlm_pages
+from tests.integration.contract import assert_export_contract
 from tests.integration.folio_process import FolioProcess, FolioRun, folio_env
 from tests.vlm_server import Reply, VlmServer, image_size, vlm_server
 from validation.gate import validate_results
 
 KEY = "sk-folio-secret-0c4e9a71"
-BLOCK_TYPES = {"title", "text", "list_item", "table", "formula", "figure", "caption", "header", "footer", "footnote",
-               "page_number"}
 
 
 def vlm_settings(server: VlmServer, **more: str) -> dict[str, str]:
@@ -47,24 +46,6 @@ def exported(database_url: str, home: Path, out: Path, **settings: str) -> dict[
     for export in exports:
         assert_export_contract(export)
     return {Path(export["document"]["source"]).name: export for export in exports}
-
-
-def assert_export_contract(export: dict) -> None:
-    """shared/contract/export-format.md, and the validation gate finds nothing to flag in what was exported."""
-    document = export["document"]
-    assert len(document["sha256"]) == 64 and document["status"] in ("done", "failed", "quarantined")
-    assert (document["error"] is None) == (document["status"] == "done")
-    for page in export["pages"]:
-        assert [block["order"] for block in page["blocks"]] == list(range(len(page["blocks"])))
-        for block in page["blocks"]:
-            assert block["type"] in BLOCK_TYPES
-            x0, y0, x1, y1 = block["bbox"]
-            assert 0 <= x0 <= x1 <= page["width"] and 0 <= y0 <= y1 <= page["height"]
-            assert 0 <= block.get("confidence", 0) <= 1
-            if block["type"] == "table":
-                assert block["table"]["html"].startswith("<table>") and block["table"]["cells"]
-            if block["type"] == "formula":
-                assert block["latex"]
 
 
 def gate_issues(export: dict, pdf: Path) -> dict[str, list[str]]:

@@ -6,8 +6,9 @@ import psycopg
 import pytest
 from sqlalchemy import exc
 
+from sources.failures import is_transient
 from tasks.pdf import BadDocument
-from tasks.policy import is_transient, task_options
+from tasks.policy import task_options
 
 
 def botocore_error(name: str, code: str | None = None) -> Exception:

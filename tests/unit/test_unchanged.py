@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 from db.store import Sighting, SourceFile, finished_for_good
-from tasks.register import unchanged_files
+from runs.register import unchanged_files
 
 WHEN = datetime(2026, 11, 3, 9, 30, 15, 123456, tzinfo=UTC)
 

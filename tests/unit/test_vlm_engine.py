@@ -10,7 +10,7 @@ from engine.config import VlmConfig
 from engine.types import PageInput
 from engine.vlm import VlmEngine, build_vlm_engine, vlm_identity
 from engine.vlm.client import ServerBusy, ServerTimeout, ServerUnreachable
-from tasks.policy import is_transient
+from sources.failures import is_transient
 from tests.vlm_pages import (
     ASKS_TO_TURN,
     LEDGER_MARKDOWN,
