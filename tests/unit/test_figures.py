@@ -9,6 +9,14 @@ def page(images, text_layer=True) -> PageState:
     return state
 
 
+def figures(images, lines: list[Line], regions: list[Region]) -> PageState:
+    """A text page with these images, lines and layout regions, through the figure stage."""
+    state = page(images)
+    state.lines, state.regions = list(lines), list(regions)
+    [result] = FigureStage()([state])
+    return result
+
+
 def test_sizeable_images_on_text_pages_become_figures():
     [result] = FigureStage()([page([(100, 100, 400, 300), (10, 10, 20, 20), (0, 0, 600, 800)])])
     assert [(b.type, b.bbox) for b in result.blocks] == [("figure", (100, 100, 400, 300))]
@@ -41,41 +49,30 @@ def test_a_table_the_layout_model_calls_a_picture_stays_a_table():
 
 
 def test_text_over_an_image_that_is_no_picture_stays_in_the_body():
-    state = page([(100, 100, 400, 300)])
     box_text = Line(text="A summary set on a shaded background.", bbox=(110, 110, 390, 120), size=10)
-    state.lines = [box_text]
-    state.regions = [Region(type="text", bbox=(105, 105, 395, 125), score=1.0)]
-    [result] = FigureStage()([state])
+    result = figures([(100, 100, 400, 300)], [box_text], [Region(type="text", bbox=(105, 105, 395, 125), score=1.0)])
     assert [(b.type, b.text) for b in result.blocks] == [("figure", "")]
     assert result.lines == [box_text]
 
 
 def test_a_caption_inside_an_image_box_stays_a_caption():
-    state = page([(100, 100, 400, 320)])
     caption = Line(text="Figure 3-11 Selecting the table", bbox=(100, 305, 300, 315), size=8)
-    state.lines = [caption]
-    state.regions = [Region(type="figure", bbox=(100, 100, 400, 300), score=1.0),
-                     Region(type="caption", bbox=(100, 304, 300, 316), score=1.0)]
-    [result] = FigureStage()([state])
+    result = figures([(100, 100, 400, 320)], [caption], [Region(type="figure", bbox=(100, 100, 400, 300), score=1.0),
+                                                         Region(type="caption", bbox=(100, 304, 300, 316), score=1.0)])
     assert result.lines == [caption]
 
 
 def test_labels_on_a_chart_image_outside_every_layout_region_belong_to_the_figure():
-    state = page([(100, 100, 400, 300)])
     label = Line(text="community park", bbox=(150, 250, 220, 260), size=8)
     body = Line(text="Lorem ipsum dolor sit amet.", bbox=(100, 400, 500, 410), size=10)
-    state.lines = [label, body]
-    state.regions = [Region(type="text", bbox=(95, 395, 505, 415), score=1.0)]
-    [result] = FigureStage()([state])
+    result = figures([(100, 100, 400, 300)], [label, body], [Region(type="text", bbox=(95, 395, 505, 415), score=1.0)])
     assert [(b.type, b.text) for b in result.blocks] == [("figure", "community park")]
     assert result.lines == [body]
 
 
 def test_without_layout_regions_text_over_an_image_stays_in_the_body():
-    state = page([(100, 100, 400, 300)])
     label = Line(text="community park", bbox=(150, 250, 220, 260), size=8)
-    state.lines = [label]
-    [result] = FigureStage()([state])
+    result = figures([(100, 100, 400, 300)], [label], [])
     assert result.lines == [label]
 
 

@@ -2,10 +2,11 @@
 formats the models publish."""
 
 import json
+from collections.abc import Callable
 
 import pytest
 
-from engine.vlm.answer import UnreadableAnswer, is_page_number, plain
+from engine.vlm.answer import Reading, UnreadableAnswer, is_page_number, plain
 from engine.vlm.layout_json import model_size, read_layout_json
 from engine.vlm.markdown import read_markdown
 from engine.vlm.tables import html_table, pipe_table
@@ -104,17 +105,6 @@ def test_front_matter_asking_for_a_turn():
     assert reading.drafts == []
 
 
-@pytest.mark.parametrize(("answer", "reason"), [
-    ("---\nprimary_language: en\nis_rotation_valid: [\n---\nText", "front matter is not YAML"),
-    ("---\nprimary_language: en\nThe page text with no closing line", "never closed"),
-    ("---\nis_rotation_valid: false\nrotation_correction: 45\n---\nText", "rotation_correction 45"),
-    ("---\n- a list\n---\nText", "not a mapping"),
-])
-def test_malformed_front_matter_is_unreadable(answer: str, reason: str):
-    with pytest.raises(UnreadableAnswer, match=reason):
-        read_markdown(answer, (100, 100))
-
-
 def test_deepseek_grounding_tags_and_nanonets_tags():
     answer = ("<|ref|>title<|/ref|><|det|>[[120, 40, 880, 90]]<|/det|>\n# Minutes of the Board\n\n"
               "<|ref|>text<|/ref|><|det|>[[120, 100, 880, 300]]<|/det|>\nThe board met on Tuesday.\n\n"
@@ -165,15 +155,19 @@ def test_dots_ocr_layout_json_categories_and_boxes():
     assert (table.rows, table.cols) == (2, 2) and table.cells[0].col_span == 2 and table.cells[0].header
 
 
-@pytest.mark.parametrize(("answer", "reason"), [
-    ('[{"bbox": [1, 2, 3, 4], "category": "Text", "text": "cut off', "does not parse"),
-    ('{"page": 1}', "not a list of blocks"),
-    ('[{"bbox": [1, 2, 3], "category": "Text", "text": "x"}]', "bbox"),
-    ('["a block"]', "not an object"),
+@pytest.mark.parametrize(("read", "answer", "reason"), [
+    (read_markdown, "---\nprimary_language: en\nis_rotation_valid: [\n---\nText", "front matter is not YAML"),
+    (read_markdown, "---\nprimary_language: en\nThe page text with no closing line", "never closed"),
+    (read_markdown, "---\nis_rotation_valid: false\nrotation_correction: 45\n---\nText", "rotation_correction 45"),
+    (read_markdown, "---\n- a list\n---\nText", "not a mapping"),
+    (read_layout_json, '[{"bbox": [1, 2, 3, 4], "category": "Text", "text": "cut off', "does not parse"),
+    (read_layout_json, '{"page": 1}', "not a list of blocks"),
+    (read_layout_json, '[{"bbox": [1, 2, 3], "category": "Text", "text": "x"}]', "bbox"),
+    (read_layout_json, '["a block"]', "not an object"),
 ])
-def test_malformed_layout_json_is_unreadable(answer: str, reason: str):
+def test_a_malformed_answer_is_unreadable(read: Callable[[str, tuple[int, int]], Reading], answer: str, reason: str):
     with pytest.raises(UnreadableAnswer, match=reason):
-        read_layout_json(answer, (900, 1288))
+        read(answer, (900, 1288))
 
 
 def test_layout_json_in_a_code_fence():
