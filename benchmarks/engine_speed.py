@@ -32,9 +32,9 @@ from engine.pipeline import build_pipeline
 from engine.runtime.onnx import threads_per_worker
 from engine.types import TEXT_TYPES
 from pages.budget import page_budget
-from tasks.engine_processes import EngineProcesses, load_pipeline
-from tasks.page_parsing import READING, PageJob, read_and_parse
-from tasks.pdf_layout import set_layout_threads
+from pages.engine_processes import EngineProcesses, load_pipeline
+from pages.parsing import READING, PageJob, read_and_parse
+from pages.pdf_layout import set_layout_threads
 
 KINDS = ("born_digital", "scanned")
 

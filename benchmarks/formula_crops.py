@@ -227,7 +227,7 @@ def early_and_late(pipeline) -> tuple[list, list]:
 def run_pages(pipeline, pdf: Path, cache: Path | None):
     from engine.pipeline import _result
     from engine.types import PageState
-    from tasks.pdf import page_input
+    from pages.pdf import page_input
 
     early, late = early_and_late(pipeline)
     key = hashlib.sha256(pdf.read_bytes()).hexdigest()[:24]

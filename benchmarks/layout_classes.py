@@ -27,7 +27,7 @@ from engine.layout_model import CdlaLayout, find_cdla_model
 from engine.pipeline import build_pipeline
 from engine.render import render_page
 from engine.runtime.onnx import OnnxModel
-from tasks.pdf import page_input
+from pages.pdf import page_input
 
 KINDS = ("born_digital", "scanned")
 CLASSES = ("title", "text", "list_item", "table", "formula", "figure", "caption", "header", "footer", "footnote",

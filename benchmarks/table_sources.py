@@ -20,7 +20,7 @@ from engine.stages.layout import LayoutStage
 from engine.stages.tables import choose_tables, table_candidates
 from engine.stages.text_layer import TextLayerStage
 from engine.types import PageState
-from tasks.pdf import page_input
+from pages.pdf import page_input
 
 
 def page_tables(pdf: Path, page_no: int) -> dict[str, list[str]]:

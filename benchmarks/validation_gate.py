@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.config import EngineConfig  # noqa: E402
 from engine.pipeline import build_pipeline  # noqa: E402
-from tasks.pdf import page_input  # noqa: E402
+from pages.pdf import page_input  # noqa: E402
 from validation.gate import batch_rows, get_validator, needs_blocks, repair_page  # noqa: E402
 
 

@@ -29,7 +29,7 @@ from engine.config import VlmConfig  # noqa: E402
 from engine.geometry import center_inside, iou  # noqa: E402
 from engine.vlm import build_vlm_engine  # noqa: E402
 from engine.vlm.client import Completion  # noqa: E402
-from tasks.pdf import page_graphics, page_input  # noqa: E402
+from pages.pdf import page_graphics, page_input  # noqa: E402
 from validation.gate import validate_results  # noqa: E402
 
 LEFT_OUT = ("header", "footer", "page_number")  # olmOCR's prompt drops running heads and footers

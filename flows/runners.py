@@ -7,7 +7,7 @@ from folio.settings import Settings, get_settings
 
 def task_runner(settings: Settings | None = None) -> TaskRunner:
     """FOLIO_TASK_RUNNER: `threads` (FOLIO_WORKERS at once; with more than one and the engine on CPU, each hands its
-    pages to one of FOLIO_WORKERS engine worker processes, see tasks/engine_processes.py), `dask` (a local cluster of
+    pages to one of FOLIO_WORKERS engine worker processes, see pages/engine_processes.py), `dask` (a local cluster of
     FOLIO_WORKERS processes), or the address of a Dask scheduler (`tcp://host:8786`) to fan out across machines."""
     settings = settings or get_settings()
     choice = settings.task_runner

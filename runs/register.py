@@ -130,7 +130,7 @@ def _register(file: SourceFile, database: Engine, max_file_bytes: int, claim: Cl
 def start_document(database: Engine, file: SourceFile, sha256: str, document_id: int, max_file_bytes: int,
                    identity: FileIdentity | None) -> Registered:
     """A first look inside a claimed document's file: its pages to parse, or the document failed with the reason."""
-    from tasks.pdf import inspect_document  # PyMuPDF is imported by a run that opens a file, not by a no-op run
+    from pages.pdf import inspect_document  # PyMuPDF is imported by a run that opens a file, not by a no-op run
 
     try:
         with HeldFile(file.path, sha256, identity, max_file_bytes) as held:

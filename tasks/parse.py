@@ -27,15 +27,15 @@ from folio.engines import configured_engine, engine_config
 from folio.run_summary import FlaggedPage, QuarantinedPage
 from folio.settings import get_settings
 from pages.budget import PageBudget, page_budget
+from pages.engine_processes import EngineProcesses, engine_on_cpu, load_pipeline
+from pages.parsing import PageJob, each_page, read_and_parse
+from pages.pdf import page_fingerprint
+from pages.pdf_layout import set_layout_threads
 from pages.rows import PageOutcome, save_batch, stored_result
 from runs.register import Registered
 from sources.failures import BadDocument
 from sources.files import FileIdentity, HeldFile
-from tasks.engine_processes import EngineProcesses, engine_on_cpu, load_pipeline
 from tasks.gpu import gpu_slot
-from tasks.page_parsing import PageJob, each_page, read_and_parse
-from tasks.pdf import page_fingerprint
-from tasks.pdf_layout import set_layout_threads
 from tasks.policy import task_options
 from validation.gate import validate_results
 

@@ -10,7 +10,7 @@ import pymupdf
 from engine.types import PageInput
 from engine.vlm.layout_json import model_size
 from folio.samples import PARAGRAPHS, PageSpec, draw_page
-from tasks.pdf import open_pdf, page_graphics, page_input
+from pages.pdf import open_pdf, page_graphics, page_input
 
 HEIGHT = 792.0
 LINES = ["The board met on Tuesday and read the letters of the month.", "No decision was taken on the quay."]

@@ -16,9 +16,9 @@ from db.models import Document, DocumentSource, Page
 from flows.digitize import digitize
 from folio.samples import PARAGRAPHS, PageSpec, born_digital_pdf
 from folio.settings import get_settings
+from pages.pdf import page_fingerprint
 from sources.listing import uri_path
 from tasks import parse, register  # the tasks call the names patched here
-from tasks.pdf import page_fingerprint
 from tests import pdfs
 from tests.integration.folio_process import folio_env
 

@@ -8,10 +8,10 @@ from sqlalchemy import Engine, text
 
 from db.store import Claim
 from engine.types import Block, PageInput, PageResult
+from pages import parsing as page_parsing
+from pages.engine_processes import EngineProcesses
 from runs.register import Registered, register_files
 from sources.listing import list_source
-from tasks import page_parsing
-from tasks.engine_processes import EngineProcesses
 from tasks.parse import Batch, make_batches, parse_batch_pages
 from tests import pdfs
 

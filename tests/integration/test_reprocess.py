@@ -10,7 +10,7 @@ from flows.digitize import digitize
 from flows.reprocess import reprocess
 from folio.cli import main as cli
 from folio.engines import engine_identity
-from tasks import page_parsing
+from pages import parsing as page_parsing
 from tests import pdfs
 
 RUN_ENGINE = page_parsing.run_engine

@@ -19,7 +19,7 @@ from engine.types import Block, Formula, PageResult, TableCell
 from flows.digitize import digitize
 from flows.reprocess import reprocess
 from folio.samples import PARAGRAPHS, PageSpec, born_digital_pdf
-from tasks import page_parsing
+from pages import parsing as page_parsing
 from validation.gate import (
     CLIPPED,
     CONFIDENCE_REMOVED,

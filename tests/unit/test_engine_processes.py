@@ -10,8 +10,8 @@ import pytest
 from engine.config import EngineConfig
 from engine.types import PageInput, PageResult
 from pages.budget import page_budget
-from tasks.engine_processes import DIED, EngineProcesses, engine_on_cpu, load_pipeline
-from tasks.page_parsing import PageJob, read_and_parse
+from pages.engine_processes import DIED, EngineProcesses, engine_on_cpu, load_pipeline
+from pages.parsing import PageJob, read_and_parse
 from tests import pdfs
 
 CONFIG = EngineConfig(device="cpu", threads=1)

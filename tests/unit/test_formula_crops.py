@@ -16,7 +16,7 @@ from engine.stages.classify import ClassifyStage
 from engine.stages.formulas import FormulaStage, strip_math_wrapper
 from engine.stages.text_layer import TextLayerStage
 from engine.types import Line, PageState, Span
-from tasks.pdf import page_input
+from pages.pdf import page_input
 
 FORMULA = "a + b = c"
 BODY = ("The committee asked for the derivation to be spelled out in full, since earlier drafts left the key "

@@ -10,7 +10,7 @@ from engine.stages.furniture import FurnitureStage
 from engine.stages.reading_order import ReadingOrderStage
 from engine.stages.text_layer import TextLayerStage
 from engine.types import Block, Line, PageInput, PageState
-from tasks.pdf import page_input
+from pages.pdf import page_input
 
 WIDTH, HEIGHT = 595.0, 842.0
 PARAGRAPHS = [

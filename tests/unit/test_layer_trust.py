@@ -15,7 +15,7 @@ from engine.stages.layer_check import LayerCheckStage, sampled_lines
 from engine.stages.ocr import PageRenderer
 from engine.stages.text_layer import TextLayerStage
 from engine.types import Line, PageState, Span
-from tasks.pdf import page_input, read_text_layer
+from pages.pdf import page_input, read_text_layer
 from tests.pdfs import type3_text_pdf
 
 PROSE = ["The harbour ledgers were scanned in spring", "and listed box by box for the archive.",

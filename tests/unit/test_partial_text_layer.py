@@ -6,7 +6,7 @@ import pymupdf
 
 from engine.config import EngineConfig
 from engine.pipeline import build_pipeline
-from tasks.pdf import page_input
+from pages.pdf import page_input
 
 
 def test_text_layer_and_pasted_scan_are_both_read(tmp_path: Path):

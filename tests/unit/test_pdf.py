@@ -3,7 +3,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from tasks.pdf import BadDocument, inspect_document, open_pdf, page_fingerprint, text_layer_lines
+from pages.pdf import BadDocument, inspect_document, open_pdf, page_fingerprint, text_layer_lines
 from tests import pdfs
 
 

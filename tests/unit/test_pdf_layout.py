@@ -10,9 +10,9 @@ import pymupdf
 import pytest
 from onnx import TensorProto, helper
 
-from tasks import pdf_layout
-from tasks.pdf import page_input
-from tasks.pdf_layout import set_layout_threads
+from pages import pdf_layout
+from pages.pdf import page_input
+from pages.pdf_layout import set_layout_threads
 
 ROWS = [["Region", "Q1", "Q2"], ["North", "120", "135"], ["South", "98", "101"], ["East", "77", "80"]]
 

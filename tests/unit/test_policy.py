@@ -6,8 +6,8 @@ import psycopg
 import pytest
 from sqlalchemy import exc
 
+from pages.pdf import BadDocument
 from sources.failures import is_transient
-from tasks.pdf import BadDocument
 from tasks.policy import task_options
 
 

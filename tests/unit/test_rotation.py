@@ -25,7 +25,7 @@ from engine.stages.reading_order import ReadingOrderStage
 from engine.stages.tables import TableStage
 from engine.stages.text_layer import TextLayerStage
 from engine.types import PageResult
-from tasks.pdf import page_input
+from pages.pdf import page_input
 
 TITLE = "Annual harbour report"
 LINES = ["Harbour ledgers of the northern port", "Building permits and board minutes",

@@ -8,7 +8,7 @@ from engine.rules import Rule
 from engine.stages.tables import TableStage, choose_tables, make_table, shown_rows
 from engine.stages.text_layer import TextLayerStage
 from engine.types import Line, PageState, TableCell
-from tasks.pdf import page_input
+from pages.pdf import page_input
 
 PROSE = ("The harbour board met four times in the year under review. Its accounts are summarised below, with the "
          "tonnage landed at each quay and the dues collected, as reported by the harbour master.")
@@ -112,7 +112,7 @@ def test_overlapping_tables_one_kept_by_the_rows_the_page_shows():
 
 
 def test_a_caption_the_finder_took_into_its_table_is_left_out_with_its_box():
-    from tasks.pdf_layout import _without_caption_rows
+    from pages.pdf_layout import _without_caption_rows
 
     def cell(row: int, col: int, text: str, y: float) -> tuple[TableCell, tuple[float, float, float, float]]:
         return TableCell(row=row, col=col, text=text), (100.0 + 50 * col, y, 150.0 + 50 * col, y + 10)

@@ -13,8 +13,8 @@ import pymupdf
 from engine.orientation import direction_turn, dominant_turn, turn_box, turn_line, turned_size
 from engine.types import Line, PageInput, Span
 from pages.budget import PageBudget
+from pages.pdf_layout import analyse_layout, as_box, layout_worth_it
 from sources.failures import BadDocument, mupdf_message, unreadable
-from tasks.pdf_layout import analyse_layout, as_box, layout_worth_it
 
 pymupdf.TOOLS.mupdf_display_errors(False)
 pymupdf.TOOLS.mupdf_display_warnings(False)

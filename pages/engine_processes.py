@@ -20,8 +20,8 @@ from engine.pipeline import build_pipeline
 from engine.runtime.onnx import choose_providers
 from engine.types import PageParser
 from pages.budget import PageBudget
-from tasks.page_parsing import PageJob, ParsedPages, read_and_parse
-from tasks.pdf_layout import set_layout_threads
+from pages.parsing import PageJob, ParsedPages, read_and_parse
+from pages.pdf_layout import set_layout_threads
 
 log = logging.getLogger(__name__)
 

@@ -1,5 +1,5 @@
 """Reading pages with PyMuPDF and parsing them with the engine, each page within its budget: the work of a batch
-that runs in the flow's process or in an engine worker process (tasks/engine_processes.py)."""
+that runs in the flow's process or in an engine worker process (pages/engine_processes.py)."""
 
 import logging
 import time
@@ -12,8 +12,8 @@ import pymupdf
 
 from engine.types import PageInput, PageParser, PageResult
 from pages.budget import OutOfTime, PageBudget, TimeLimit
+from pages.pdf import open_pdf, page_graphics, page_input
 from sources.failures import BadDocument, is_transient, reason
-from tasks.pdf import open_pdf, page_graphics, page_input
 
 T = TypeVar("T")
 R = TypeVar("R")
