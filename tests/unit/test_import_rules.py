@@ -5,6 +5,8 @@ Every import counts, at the top of a module or inside a function; only those und
 """
 
 import ast
+import tomllib
+from fnmatch import fnmatch
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -121,3 +123,9 @@ def test_the_checks_see_a_cycle_and_skip_type_checking_imports():
     assert runtime_imports(tree) == {"typing", "typing.TYPE_CHECKING", "db", "db.models"}
     assert banned("folio.cli.errors", {"folio.cli"}) and banned("folio.cli", {"folio.cli"})
     assert not banned("folio.settings", {"folio.cli"}) and not banned("dbx", {"db"})
+
+
+def test_every_package_is_installed():
+    """The console script imports from the installed packages, not from the working directory."""
+    included = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]["include"]
+    assert [package for package in PACKAGES if not any(fnmatch(package, pattern) for pattern in included)] == []
