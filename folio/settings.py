@@ -37,7 +37,8 @@ class Settings(BaseSettings):
                              description="where batch tasks run: threads, dask (a local cluster) or a Dask "
                              "scheduler's address")
     workers: int = Field(default=1, ge=1, le=64, description="batch tasks run at once: threads of the flow's "
-                         "process, or the processes of a local Dask cluster; each model then gets cores/workers "
+                         "process (with the pipeline on CPU, each hands its pages to one of as many engine worker "
+                         "processes), or the processes of a local Dask cluster; each model then gets cores/workers "
                          "threads")
     device: Literal["auto", "cpu", "cuda"] = Field(default=PIPELINE.device, description="where models run")
     gpu_slots: int = Field(default=1, ge=1, le=64, description="batch tasks that may hold the GPU at once")
