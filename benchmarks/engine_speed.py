@@ -10,6 +10,9 @@ of this process). CPU s/page is user + sys time over all threads of this process
 they read and parse: what a page costs whatever else runs on the machine.
 
     .venv/bin/python benchmarks/engine_speed.py [--split ../shared/bench/dev] [--tesseract] [--workers 2]
+
+On a GPU machine (ONNX Runtime with its CUDA provider, onnxruntime-gpu), `--device cuda` gives the GPU's pages/s to
+compare with the same command on CPU.
 """
 
 import argparse
@@ -114,6 +117,8 @@ def main() -> None:
                         "gets cores/workers threads")
     parser.add_argument("--threads", action="store_true", help="workers as threads of this process on one engine, "
                         "not engine worker processes")
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="where the models run; on cuda "
+                        "the workers are threads of this process on one engine, as in the flow")
     parser.add_argument("--ocr-float", action="store_true", help="the float recognizer on CPU, not its int8 variant")
     parser.add_argument("--kind", choices=KINDS, action="append", help="only these kinds of page (repeatable)")
     parser.add_argument("--formula-model", default="auto", help="auto | none | junia | a checkpoint folder")
@@ -121,16 +126,18 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel Tesseract processes")
     args = parser.parse_args()
     bench = args.split.resolve().parent
-    config = EngineConfig(device="cpu", formula_model=args.formula_model, threads=threads_per_worker(args.workers),
-                          ocr_int8=not args.ocr_float)
-    kind_of_worker = "thread" if args.threads or args.workers == 1 else "process"
-    print(f"CPU threads: {os.cpu_count()}, batch size {args.batch_size}, {args.workers} worker {kind_of_worker}(s) of "
+    config = EngineConfig(device=args.device, formula_model=args.formula_model,
+                          threads=threads_per_worker(args.workers), ocr_int8=not args.ocr_float)
+    threads = args.threads or args.device == "cuda"
+    kind_of_worker = "thread" if threads or args.workers == 1 else "process"
+    print(f"device {args.device}, CPU threads: {os.cpu_count()}, batch size {args.batch_size}, "
+          f"{args.workers} worker {kind_of_worker}(s) of "
           f"{config.threads} thread(s), formula model {args.formula_model}, "
           f"recognizer {'int8' if config.ocr_int8 else 'float'}")
     for kind in args.kind or KINDS:
         pages = pages_of(args.split, kind)
         load = " ".join(Path("/proc/loadavg").read_text().split()[:3]) if Path("/proc/loadavg").exists() else "?"
-        wall, cpu, stages, texts = engine_run(pages, args.batch_size, args.workers, config, args.threads)
+        wall, cpu, stages, texts = engine_run(pages, args.batch_size, args.workers, config, threads)
         print(f"\n{kind}: {len(pages)} pages in {wall:.1f} s = {len(pages) / wall:.2f} pages/s, "
               f"CPU {cpu / len(pages):.3f} s/page (load before: {load}), text NED {text_ned(bench, pages, texts):.3f}")
         for stage, seconds in stages.items():
