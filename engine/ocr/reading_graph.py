@@ -1,10 +1,8 @@
-"""The recognizer's graph as ONNX Runtime runs it on CPU: lines read at READ_HEIGHT, and only each step's best class
-and its probability handed back.
+"""The recognizer's graph as ONNX Runtime runs it on CPU: only each step's best class and its probability handed back.
 
-PP-OCR's recognizer was trained on lines 48 pixels high, and its graph reads any height. Read at 36 (a 150-dpi scan's
-line crop is about 29 pixels high) a line costs 40% less CPU and dev scans' prose reads as well, but math lines read
-worse: two of dev-004's four scanned formulas were no longer found as formulas (dev scanned formula NED 0.213 -> 0.271;
-0.268 at 40). READ_HEIGHT stays at the trained height.
+Lines are read at the height the recognizer was trained at (48 pixels). Read at 36 (a 150-dpi scan's line crop is
+about 29 pixels high) a line costs 40% less CPU and dev scans' prose reads as well, but math lines read worse: two of
+dev-004's four scanned formulas were no longer found as formulas (dev scanned formula NED 0.213 -> 0.271; 0.268 at 40).
 
 Greedy CTC needs only the best of the 18,710 classes at each step and that class's probability: a TopK over the
 softmax in the graph saves handing back (and copying) every class's probability, and the softmax is kept in float by
@@ -17,38 +15,34 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.ocr.models import REC_HEIGHT
 from engine.runtime.hashes import engine_cache, file_sha256
 
-READ_HEIGHT = REC_HEIGHT
-GRAPH_VERSION = 1  # bump when the recipe below changes: cached graphs are then made again
+GRAPH_VERSION = 2  # bump when the recipe below changes: cached graphs are then made again
 SOFTMAX, BEST = "line_softmax", "line_best"
 FLOAT_NODES = (SOFTMAX, BEST)  # nodes an int8 variant keeps in float
-HEIGHT_KEY = "line_height"  # metadata: the height the graph's lines are read at
 
 
-def reading_graph(path: Path, cache_dir: Path | None, height: int = READ_HEIGHT) -> Path:
-    """The recognizer at `path` with a free input height, `height` in its metadata, and (where its one output is a
-    softmax over the classes) the outputs (best probability, best class) of each step, each N x T x 1."""
+def reading_graph(path: Path, cache_dir: Path | None) -> Path:
+    """The recognizer at `path` with (where its one output is a softmax over the classes) the outputs (best
+    probability, best class) of each step, each N x T x 1."""
     folder = engine_cache(cache_dir) / "reading"
-    target = folder / f"{path.stem}-{file_sha256(path, cache_dir)[:16]}-h{height}-v{GRAPH_VERSION}.onnx"
+    target = folder / f"{path.stem}-{file_sha256(path, cache_dir)[:16]}-v{GRAPH_VERSION}.onnx"
     if target.is_file():
         return target
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=folder, prefix=".making-") as work:
         made = Path(work) / "graph.onnx"
-        _make(path, made, height)
+        _make(path, made)
         os.replace(made, target)  # atomic: a process making the same graph at once finds a whole file
     return target
 
 
-def _make(path: Path, target: Path, height: int) -> None:
+def _make(path: Path, target: Path) -> None:
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
     model = onnx.load(str(path))
     graph = model.graph
-    graph.input[0].type.tensor_type.shape.dim[2].dim_param = "height"
     last = next((node for node in graph.node if graph.output[0].name in node.output), None)
     if len(graph.output) == 1 and last is not None and last.op_type == "Softmax":
         last.name = SOFTMAX
@@ -58,7 +52,5 @@ def _make(path: Path, target: Path, height: int) -> None:
         del graph.output[:]
         graph.output.extend([helper.make_tensor_value_info("best_prob", TensorProto.FLOAT, None),
                              helper.make_tensor_value_info("best", TensorProto.INT64, None)])
-    entry = next((prop for prop in model.metadata_props if prop.key == HEIGHT_KEY), None) or model.metadata_props.add()
-    entry.key, entry.value = HEIGHT_KEY, str(height)
     onnx.save(model, str(target))
 

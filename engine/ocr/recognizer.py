@@ -9,26 +9,26 @@ import numpy as np
 from engine.ocr.calibration import calibration_lines
 from engine.ocr.detector import normalize
 from engine.ocr.models import REC_HEIGHT, REC_MAX_BATCH, REC_MAX_WIDTH
-from engine.ocr.reading_graph import FLOAT_NODES, HEIGHT_KEY, READ_HEIGHT, reading_graph
+from engine.ocr.reading_graph import FLOAT_NODES, reading_graph
 from engine.runtime import OnnxModel
 from engine.runtime.quantize import int8_variant
 
 
-def input_width(crop: np.ndarray, height: int = REC_HEIGHT, max_width: int = REC_MAX_WIDTH) -> int:
-    """The width a crop is scaled to at `height`, its aspect kept."""
-    crop_height, width = crop.shape[:2]
-    return int(min(max_width, max(height // 2, np.ceil(height * width / max(crop_height, 1)))))
+def input_width(crop: np.ndarray, max_width: int = REC_MAX_WIDTH) -> int:
+    """The width a crop is scaled to at the model's height, its aspect kept."""
+    height, width = crop.shape[:2]
+    return int(min(max_width, max(REC_HEIGHT // 2, np.ceil(REC_HEIGHT * width / max(height, 1)))))
 
 
-def line_input(crop: np.ndarray, width: int, height: int = REC_HEIGHT) -> np.ndarray:
-    """One RGB line crop as the model reads it: scaled to height x width, CHW in [-1, 1]."""
-    return normalize(cv2.resize(crop, (width, height), interpolation=cv2.INTER_LINEAR))
+def line_input(crop: np.ndarray, width: int) -> np.ndarray:
+    """One RGB line crop as the model reads it: scaled to REC_HEIGHT x width, CHW in [-1, 1]."""
+    return normalize(cv2.resize(crop, (width, REC_HEIGHT), interpolation=cv2.INTER_LINEAR))
 
 
-def calibration_inputs(height: int = REC_HEIGHT) -> Iterator[np.ndarray]:
+def calibration_inputs() -> Iterator[np.ndarray]:
     """Inputs to calibrate an int8 recognizer with: the lines engine/ocr/calibration.py makes, one at a time."""
     for crop in calibration_lines():
-        yield line_input(crop, input_width(crop, height), height)[None]
+        yield line_input(crop, input_width(crop))[None]
 
 
 def cpu_recognizer(path: Path, cache_dir: Path | None, int8: bool) -> Path:
@@ -37,18 +37,16 @@ def cpu_recognizer(path: Path, cache_dir: Path | None, int8: bool) -> Path:
     graph = reading_graph(path, cache_dir)
     if not int8:
         return graph
-    return int8_variant(graph, cache_dir, lambda: calibration_inputs(READ_HEIGHT), keep_float=FLOAT_NODES)
+    return int8_variant(graph, cache_dir, calibration_inputs, keep_float=FLOAT_NODES)
 
 
 class TextRecognizer:
-    """Reads line crops at the model's line height (its HEIGHT_KEY metadata, else the height it was trained at); crops
-    are sorted by width and padded per batch so padding stays small."""
+    """Reads line crops; crops are sorted by width and padded per batch so padding stays small."""
 
     def __init__(self, model: OnnxModel, max_batch: int = REC_MAX_BATCH, max_width: int = REC_MAX_WIDTH):
         self.model = model
         self.max_batch = max_batch
         self.max_width = max_width
-        self.height = int(model.metadata(HEIGHT_KEY) or REC_HEIGHT)
         charset = model.metadata("character")
         if not charset:
             raise ValueError(f"{model.path} carries no 'character' metadata for CTC decoding")
@@ -62,9 +60,9 @@ class TextRecognizer:
         for start in range(0, len(order), self.max_batch):
             chunk = order[start:start + self.max_batch]
             batch_width = max(widths[i] for i in chunk)
-            batch = np.zeros((len(chunk), 3, self.height, batch_width), dtype=np.float32)
+            batch = np.zeros((len(chunk), 3, REC_HEIGHT, batch_width), dtype=np.float32)
             for row, i in enumerate(chunk):
-                batch[row, :, :, : widths[i]] = line_input(crops[i], widths[i], self.height)
+                batch[row, :, :, : widths[i]] = line_input(crops[i], widths[i])
             last = start + self.max_batch >= len(order)
             best, best_prob = best_classes(self.model.all_outputs(batch, release=last))
             for i, classes, probs in zip(chunk, best, best_prob):
@@ -72,7 +70,7 @@ class TextRecognizer:
         return results
 
     def _width(self, crop: np.ndarray) -> int:
-        return input_width(crop, self.height, self.max_width)
+        return input_width(crop, self.max_width)
 
     def _decode(self, best: np.ndarray, best_prob: np.ndarray) -> tuple[str, float]:
         """Greedy CTC from the best class of each step: repeats collapsed, blanks dropped."""

@@ -1,4 +1,4 @@
-"""The recognizer's CPU reading graph: lines read at its height, only each step's best class handed back."""
+"""The recognizer's CPU reading graph: only each step's best class handed back."""
 
 import numpy as np
 import onnx
@@ -6,8 +6,8 @@ import pymupdf
 import pytest
 from rapidfuzz.distance import Levenshtein
 
-from engine.ocr.models import REC_HEIGHT, find_ocr_models
-from engine.ocr.reading_graph import HEIGHT_KEY, READ_HEIGHT, reading_graph
+from engine.ocr.models import find_ocr_models
+from engine.ocr.reading_graph import reading_graph
 from engine.ocr.recognizer import TextRecognizer, best_classes
 from engine.render import render_page
 from engine.runtime import OnnxModel
@@ -36,17 +36,14 @@ def graph(tmp_path_factory):
     return reading_graph(find_ocr_models().rec, tmp_path_factory.mktemp("cache"))
 
 
-def test_the_graph_is_made_once_with_its_height_and_a_best_class_head(graph):
+def test_the_graph_is_made_once_with_a_best_class_head(graph):
     assert graph == reading_graph(find_ocr_models().rec, graph.parent.parent)
     model = OnnxModel(graph, "cpu")
-    assert model.metadata(HEIGHT_KEY) == str(READ_HEIGHT) == str(REC_HEIGHT)
     assert [output.name for output in model.session.get_outputs()] == ["best_prob", "best"]
-    assert model.session.get_inputs()[0].shape[2] == "height"
 
 
-def test_it_reads_lines_as_the_model_reads_them_at_its_trained_height(graph, line_crops):
+def test_it_reads_lines_as_the_model_reads_them(graph, line_crops):
     original, reading = TextRecognizer(OnnxModel(find_ocr_models().rec, "cpu")), TextRecognizer(OnnxModel(graph, "cpu"))
-    assert (original.height, reading.height) == (REC_HEIGHT, READ_HEIGHT)
     for (text, confidence), (trained, _), expected in zip(reading(line_crops), original(line_crops), LINES):
         assert Levenshtein.normalized_distance(text, expected) < 0.05, text
         assert text == trained
@@ -71,4 +68,3 @@ def test_a_graph_without_a_softmax_output_keeps_its_output(tmp_path):
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), tmp_path / "relu.onnx")
     made = onnx.load(str(reading_graph(tmp_path / "relu.onnx", tmp_path / "cache")))
     assert [output.name for output in made.graph.output] == ["y"]
-    assert made.graph.input[0].type.tensor_type.shape.dim[2].dim_param == "height"
