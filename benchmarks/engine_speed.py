@@ -31,13 +31,11 @@ from statistics import mean
 import pymupdf
 
 from engine.config import EngineConfig
-from engine.pipeline import build_pipeline
 from engine.runtime.onnx import threads_per_worker
 from engine.types import TEXT_TYPES
 from pages.budget import page_budget
-from pages.engine_processes import EngineProcesses, load_pipeline
+from pages.engine_processes import EngineProcesses, load_engine
 from pages.parsing import READING, PageJob, read_and_parse
-from pages.pdf_layout import set_layout_threads
 
 KINDS = ("born_digital", "scanned")
 
@@ -63,10 +61,9 @@ def engine_run(pages, batch_size: int, workers: int, config: EngineConfig, threa
     batches = [jobs[start:start + batch_size] for start in range(0, len(jobs), batch_size)]
     in_process = threads or workers == 1
     if in_process:
-        pipeline = build_pipeline(config)
-        set_layout_threads(config.threads)
+        pipeline = load_engine(config)
     else:
-        processes = EngineProcesses(partial(load_pipeline, config), workers, "")
+        processes = EngineProcesses(partial(load_engine, config), workers, "")
         processes.start()
     started, cpu = time.perf_counter(), time.process_time()
     with ThreadPoolExecutor(max_workers=workers) as pool:

@@ -15,10 +15,11 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
-from engine.config import EngineConfig
+from engine.config import EngineConfig, VlmConfig
 from engine.pipeline import build_pipeline
 from engine.runtime.onnx import choose_providers
 from engine.types import PageParser
+from engine.vlm import build_vlm_engine
 from pages.budget import PageBudget
 from pages.parsing import PageJob, ParsedPages, read_and_parse
 from pages.pdf_layout import set_layout_threads
@@ -37,10 +38,11 @@ def engine_on_cpu(device: str) -> bool:
         not any(Path("/dev").glob("nvidia[0-9]*"))
 
 
-def load_pipeline(config: EngineConfig) -> PageParser:
-    """The pipeline of `config`, PyMuPDF's layout analysis with as many threads as its models."""
+def load_engine(config: EngineConfig | VlmConfig) -> PageParser:
+    """The engine of `config` loaded; PyMuPDF's layout analysis, which reads the pages for it, gets the same share of
+    the cores as its models."""
     set_layout_threads(config.threads)
-    return build_pipeline(config)
+    return build_vlm_engine(config) if isinstance(config, VlmConfig) else build_pipeline(config)
 
 
 class EngineProcesses:

@@ -16,21 +16,17 @@ from db.pages import reusable_pages
 from db.session import session_scope
 from db.statuses import Registration
 from db.store import Claim, failed_documents
-from engine.config import EngineConfig, VlmConfig
-from engine.pipeline import build_pipeline
+from engine.config import EngineConfig
 from engine.pipeline_models import pipeline_identity
-from engine.runtime.onnx import threads_per_worker
 from engine.types import PageParser, PageResult
-from engine.vlm import build_vlm_engine
 from folio.database import database
 from folio.engines import configured_engine, engine_config
 from folio.run_summary import FlaggedPage, QuarantinedPage
 from folio.settings import get_settings
 from pages.budget import PageBudget, page_budget
-from pages.engine_processes import EngineProcesses, engine_on_cpu, load_pipeline
+from pages.engine_processes import EngineProcesses, engine_on_cpu, load_engine
 from pages.parsing import PageJob, each_page, read_and_parse
 from pages.pdf import page_fingerprint
-from pages.pdf_layout import set_layout_threads
 from pages.rows import PageOutcome, save_batch, stored_result
 from runs.register import Registered
 from sources.failures import BadDocument
@@ -82,15 +78,11 @@ def make_batches(registered: list[Registered], batch_size: int, claim: Claim | N
 
 
 def get_pipeline() -> PageParser:
-    """The engine FOLIO_ENGINE names, loaded once per worker process (and again only when its settings change);
-    PyMuPDF's layout analyzer, which reads the pages for it, gets the same share of the cores as its models."""
-    set_layout_threads(threads_per_worker(get_settings().workers))
+    """The engine FOLIO_ENGINE names, loaded once per worker process (and again only when its settings change)."""
     return _loaded(configured_engine())
 
 
-@lru_cache(maxsize=1)
-def _loaded(config: EngineConfig | VlmConfig) -> PageParser:
-    return build_vlm_engine(config) if isinstance(config, VlmConfig) else build_pipeline(config)
+_loaded = lru_cache(maxsize=1)(load_engine)
 
 
 def engine_workers() -> EngineProcesses | None:
@@ -108,7 +100,7 @@ def engine_workers() -> EngineProcesses | None:
         if _workers is None or _workers[0] != (config, settings.workers):
             if _workers is not None:
                 _workers[1].close()
-            _workers = ((config, settings.workers), EngineProcesses(partial(load_pipeline, config), settings.workers,
+            _workers = ((config, settings.workers), EngineProcesses(partial(load_engine, config), settings.workers,
                                                                     pipeline_identity(config).version))
         return _workers[1]
 

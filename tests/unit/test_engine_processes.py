@@ -10,7 +10,7 @@ import pytest
 from engine.config import EngineConfig
 from engine.types import PageInput, PageResult
 from pages.budget import page_budget
-from pages.engine_processes import DIED, EngineProcesses, engine_on_cpu, load_pipeline
+from pages.engine_processes import DIED, EngineProcesses, engine_on_cpu, load_engine
 from pages.parsing import PageJob, read_and_parse
 from tests import pdfs
 
@@ -29,8 +29,8 @@ def test_a_batch_parsed_in_a_worker_process_equals_the_batch_parsed_in_this_proc
     report, formula = pdfs.two_column_pdf(tmp_path), pdfs.formula_page_pdf(tmp_path)
     jobs = [PageJob("a", str(report), 0), PageJob("b", str(report), 1), PageJob("c", str(formula), 0),
             PageJob("d", str(report), 7)]
-    here = read_and_parse(load_pipeline(CONFIG), jobs, page_budget())
-    workers = EngineProcesses(partial(load_pipeline, CONFIG), 2, "")
+    here = read_and_parse(load_engine(CONFIG), jobs, page_budget())
+    workers = EngineProcesses(partial(load_engine, CONFIG), 2, "")
     try:
         there = workers(jobs, page_budget())
     finally:
