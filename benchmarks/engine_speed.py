@@ -117,6 +117,8 @@ def main() -> None:
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="where the models run; on cuda "
                         "the workers are threads of this process on one engine, as in the flow")
     parser.add_argument("--ocr-float", action="store_true", help="the float recognizer on CPU, not its int8 variant")
+    parser.add_argument("--f32", action="store_true", help="the formula encoder in float32 on CPU, not in bfloat16 "
+                        "where the CPU computes it")
     parser.add_argument("--kind", choices=KINDS, action="append", help="only these kinds of page (repeatable)")
     parser.add_argument("--formula-model", default="auto", help="auto | none | junia | a checkpoint folder")
     parser.add_argument("--tesseract", action="store_true", help="also run Tesseract on the scanned pages")
@@ -124,13 +126,15 @@ def main() -> None:
     args = parser.parse_args()
     bench = args.split.resolve().parent
     config = EngineConfig(device=args.device, formula_model=args.formula_model,
-                          threads=threads_per_worker(args.workers), ocr_int8=not args.ocr_float)
+                          threads=threads_per_worker(args.workers), ocr_int8=not args.ocr_float,
+                          cpu_bf16=not args.f32)
     threads = args.threads or args.device == "cuda"
     kind_of_worker = "thread" if threads or args.workers == 1 else "process"
     print(f"device {args.device}, CPU threads: {os.cpu_count()}, batch size {args.batch_size}, "
           f"{args.workers} worker {kind_of_worker}(s) of "
           f"{config.threads} thread(s), formula model {args.formula_model}, "
-          f"recognizer {'int8' if config.ocr_int8 else 'float'}")
+          f"recognizer {'int8' if config.ocr_int8 else 'float'}, "
+          f"bf16 {'where the CPU has it' if config.cpu_bf16 else 'off'}")
     for kind in args.kind or KINDS:
         pages = pages_of(args.split, kind)
         load = " ".join(Path("/proc/loadavg").read_text().split()[:3]) if Path("/proc/loadavg").exists() else "?"

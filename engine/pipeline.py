@@ -83,7 +83,7 @@ def build_pipeline(config: EngineConfig = PIPELINE_DEFAULTS) -> Pipeline:
                                             cpu_variant=lambda path: cpu_recognizer(path, cache, config.ocr_int8)),
         "text direction": files.cls and load_onnx_model(files.cls, device, CLS_PROFILE, cache, threads),
         "layout": layout_file and load_onnx_model(layout_file, device, CDLA_PROFILE, cache, threads),
-        "formula": load_formula_model(found.formula, device, cache, threads),
+        "formula": load_formula_model(found.formula, device, cache, threads, config.cpu_bf16),
         "script fallback": found.script_fallback,
     }
     missing = {

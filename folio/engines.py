@@ -11,7 +11,8 @@ def engine_config(settings: Settings | None = None) -> EngineConfig:
     settings = settings or get_settings()
     return EngineConfig(device=settings.device, ocr_dpi=settings.ocr_dpi, formula_model=settings.formula_model,
                         max_page_pixels=settings.max_page_pixels, engine_cache=settings.engine_cache,
-                        threads=threads_per_worker(settings.workers), ocr_int8=settings.ocr_int8)
+                        threads=threads_per_worker(settings.workers), ocr_int8=settings.ocr_int8,
+                        cpu_bf16=settings.cpu_bf16)
 
 
 def vlm_config(settings: Settings | None = None) -> VlmConfig:

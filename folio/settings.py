@@ -47,6 +47,8 @@ class Settings(BaseSettings):
                                           "engines/ under home")
     ocr_int8: bool = Field(default=PIPELINE.ocr_int8, description="on CPU, read text lines with the recognizer "
                            "quantized to int8 (made once into the engine cache); false: the float model")
+    cpu_bf16: bool = Field(default=PIPELINE.cpu_bf16, description="on CPU, run the formula encoder with OpenVINO in "
+                           "bfloat16 where the CPU computes it natively (AVX512-BF16, AMX); false: in float32")
     engine: str = Field(default="pipeline", pattern="^(pipeline|vlm)$", description="pipeline (text layer, OCR, "
                         "layout, table and formula models) or vlm (a vision-language model behind an OpenAI-compatible "
                         "server)")

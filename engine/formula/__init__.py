@@ -67,8 +67,9 @@ def find_formula_model(spec: str) -> FormulaChoice | None:
 
 
 def load_formula_model(choice: FormulaChoice | None, device: str = "auto", cache_dir: Path | None = None,
-                       threads: int = 0) -> FormulaModel | None:
-    """The chosen model, loaded; a latex-ocr-junia checkpoint's ONNX export is kept in `cache_dir`."""
+                       threads: int = 0, bf16: bool = True) -> FormulaModel | None:
+    """The chosen model, loaded; a latex-ocr-junia checkpoint's ONNX export is kept in `cache_dir` and its encoder runs
+    in bfloat16 on a CPU that computes it where `bf16`."""
     if choice is None:
         return None
     if choice.kind == "vision-encoder-decoder":
@@ -77,4 +78,4 @@ def load_formula_model(choice: FormulaChoice | None, device: str = "auto", cache
         return VisionEncoderDecoderFormulaModel(choice.folder, device=device)
     from engine.formula.junia import JuniaFormulaModel
 
-    return JuniaFormulaModel(assets=choice.folder, device=device, cache_dir=cache_dir, threads=threads)
+    return JuniaFormulaModel(assets=choice.folder, device=device, cache_dir=cache_dir, threads=threads, bf16=bf16)

@@ -16,6 +16,7 @@ import numpy as np
 from engine.formula.decoding import RepetitionGuard
 from engine.runtime.hashes import engine_cache, file_sha256
 from engine.runtime.onnx import OnnxModel
+from engine.runtime.select import onnx_or_openvino
 
 MAX_TOKENS = 256
 
@@ -44,7 +45,7 @@ class JuniaFormulaModel:
     """Reads formula crops (dark on light, RGB or grey) into LaTeX, a batch at a time."""
 
     def __init__(self, assets: Path | None = None, device: str = "auto", max_tokens: int = MAX_TOKENS,
-                 cache_dir: Path | None = None, threads: int = 0):
+                 cache_dir: Path | None = None, threads: int = 0, bf16: bool = True):
         assets = assets or default_assets()
         config = json.loads((assets / "model_config.json").read_text())
         self.height, self.width = config["image_height"], config["image_width"]
@@ -53,7 +54,8 @@ class JuniaFormulaModel:
         self.eos = vocabulary["<eos>"]
         self.max_tokens = min(max_tokens, config["max_length"] - 1)
         encoder_path, step_path = exported_graphs(assets, cache_dir)
-        self.encoder, self.step = OnnxModel(encoder_path, device, threads), OnnxModel(step_path, device, threads)
+        self.encoder = onnx_or_openvino(encoder_path, device, threads, openvino="bf16" if bf16 else "f32")
+        self.step = OnnxModel(step_path, device, threads)
         self.past = [given.name for given in self.step.session.get_inputs() if given.name.startswith("past_")]
         self.path = assets / "best.pt"
         self.runtime, self.providers = self.encoder.runtime, self.encoder.providers
@@ -84,7 +86,7 @@ class JuniaFormulaModel:
         Rows that finish leave the batch, so long formulas do not keep short ones computing.
         """
         encoded = self.encoder.run({"images": images}, release=True)
-        state = dict(zip((given.name for given in self.encoder.session.get_outputs()), encoded))
+        state = dict(zip(self.encoder.output_names, encoded))
         probabilities = state.pop("probs")  # the rest: each layer's cross and cached keys and values, batch first
         count = len(images)
         active = np.arange(count)

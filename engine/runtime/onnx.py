@@ -66,6 +66,7 @@ class OnnxModel:
         self.runtime = f"ONNX Runtime {ort.__version__}"
         self.session = ort.InferenceSession(str(self.path), options, providers=self.providers)
         self.input_name = self.session.get_inputs()[0].name
+        self.output_names = [output.name for output in self.session.get_outputs()]
         self._releasing = ort.RunOptions()
         self._releasing.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
 

@@ -1,4 +1,5 @@
-"""Which runtime runs an ONNX model: TensorRT on a GPU where it is installed, else ONNX Runtime."""
+"""Which runtime runs an ONNX model: TensorRT on a GPU where it is installed, else ONNX Runtime (or OpenVINO on
+CPU for a model that asks for it)."""
 
 import logging
 from collections.abc import Callable
@@ -24,16 +25,18 @@ def tensorrt_installed() -> bool:
     return find_spec("tensorrt") is not None
 
 
-def load_onnx_model(path: Path, device: str, profile: Profile, cache_dir: Path | None, threads: int = 0,
-                    arena: bool = True, cpu_variant: Callable[[Path], Path] | None = None):
-    """TensorRTModel when device allows a GPU, TensorRT is installed and a GPU is visible; else OnnxModel (with
-    `threads` intra-op threads on CPU, 0: all cores, and ONNX Runtime's memory arena or not).
+def runs_on_cpu(model) -> bool:
+    """Whether a model that load_onnx_model gave runs on the CPU."""
+    return model.providers[0] in ("CPUExecutionProvider", "CPU")
 
-    A TensorRT build that fails falls back to ONNX Runtime and says why in `why`. Where ONNX Runtime runs the
-    model on CPU, `cpu_variant` may give another file to load in its place (an int8 variant).
-    """
+
+def load_onnx_model(path: Path, device: str, profile: Profile, cache_dir: Path | None, threads: int = 0,
+                    arena: bool = True, cpu_variant: Callable[[Path], Path] | None = None,
+                    openvino: str | None = None):
+    """TensorRTModel when device allows a GPU, TensorRT is installed and a GPU is visible; else what
+    onnx_or_openvino gives. A TensorRT build that fails falls back and says why in `why`."""
     if device == "cpu":
-        return _onnx_model(path, "cpu", threads, arena, cpu_variant)
+        return onnx_or_openvino(path, "cpu", threads, arena, cpu_variant, openvino)
     reasons = []
     if not tensorrt_installed():
         reasons.append("tensorrt is not installed")
@@ -49,15 +52,29 @@ def load_onnx_model(path: Path, device: str, profile: Profile, cache_dir: Path |
         except Exception as error:  # a failed build must not stop parsing: ONNX Runtime still works
             log.warning("TensorRT unavailable for %s, using ONNX Runtime: %s", path.name, error)
             reasons.append(f"TensorRT failed: {error}")
-    model = _onnx_model(path, device, threads, arena, cpu_variant)
+    model = onnx_or_openvino(path, device, threads, arena, cpu_variant, openvino)
     model.why = f"{model.why} ({'; '.join(reasons)})"
     return model
 
 
-def _onnx_model(path: Path, device: str, threads: int, arena: bool,
-                cpu_variant: Callable[[Path], Path] | None) -> OnnxModel:
-    if cpu_variant is None or choose_providers(device)[0][0] != "CPUExecutionProvider":
-        return OnnxModel(path, device, threads, arena)
-    model = OnnxModel(cpu_variant(path), device, threads, arena)
-    model.why = f"{model.why}; {model.path.name}, made from {path.name} for CPU"
+def onnx_or_openvino(path: Path, device: str, threads: int = 0, arena: bool = True,
+                     cpu_variant: Callable[[Path], Path] | None = None, openvino: str | None = None):
+    """OnnxModel on `device`, with `threads` intra-op threads on CPU (0: all cores) and ONNX Runtime's memory arena
+    or not; on CPU `cpu_variant` may give another file to load in its place (an int8 variant).
+
+    Where the model runs on CPU and `openvino` names a precision ("bf16" or "f32"), OpenVinoModel in that precision
+    instead, if OpenVINO is installed (bf16 only where the CPU computes it; engine/runtime/openvino.py).
+    """
+    on_cpu = choose_providers(device)[0][0] == "CPUExecutionProvider"
+    if on_cpu and openvino and find_spec("openvino") is not None:
+        from engine.runtime.openvino import OpenVinoModel
+
+        return OpenVinoModel(path, threads, bf16=openvino == "bf16")
+    if on_cpu and cpu_variant is not None:
+        model = OnnxModel(cpu_variant(path), device, threads, arena)
+        model.why = f"{model.why}; {model.path.name}, made from {path.name} for CPU"
+    else:
+        model = OnnxModel(path, device, threads, arena)
+    if on_cpu and openvino:
+        model.why = f"{model.why}; openvino is not installed"
     return model
