@@ -16,11 +16,12 @@ from flows.progress import Step, tell
 from flows.runners import task_runner
 from folio.run_summary import FlaggedPage, QuarantinedPage, RunSummary
 from folio.settings import get_settings
+from runs.batches import make_batches
 from runs.heartbeat import heartbeat
 from runs.lifecycle import PageCounts, abandon_run
 from runs.register import Registered
 from tasks.discover import discover
-from tasks.parse import make_batches, parse_batch
+from tasks.parse import parse_batch
 from tasks.register import register
 from tasks.runs import finish_task, open_run_task
 

@@ -67,8 +67,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def start_prefect() -> None:
     """Prefect's temporary server, unless PREFECT_API_URL names a server; the progress display says so."""
-    from flows.leftovers import start_temporary_server
     from flows.progress import Step, tell
+    from folio.cli.leftovers import start_temporary_server
 
     tell(Step("starting"))
     start_temporary_server(get_settings().home_dir)
@@ -101,7 +101,7 @@ def cmd_deploy(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from flows.serve import serve
+    from folio.cli.serve import serve
 
     return serve(get_settings(), args.host, args.port, lambda message: console.print(message, highlight=False))
 
@@ -333,7 +333,7 @@ def recover(command: str, settings: Settings) -> None:
     """Before a command: what killed folio processes left running is stopped, and their runs are marked crashed
     (a command that runs a flow does that as its run opens, once it has started Prefect's temporary server,
     recorded so that it cannot outlive it: `start_prefect`)."""
-    from flows.leftovers import stop_leftovers
+    from folio.cli.leftovers import stop_leftovers
 
     stop_leftovers(settings)
     if command in DATABASE_COMMANDS:

@@ -6,9 +6,10 @@ from sqlalchemy import Engine, text
 
 from db.store import Claim
 from engine.types import Block, PageInput, PageResult
+from pages.batch import Batch
+from runs.batches import make_batches
 from runs.register import Registered, register_files
 from sources.listing import list_source
-from tasks.parse import Batch, make_batches
 
 CLAIM = Claim("test-run", 600)
 

@@ -13,8 +13,9 @@ from db.models import Block, Document, DocumentSource, Page
 from flows.digitize import digitize
 from folio.database import database as configured_database
 from folio.settings import get_settings
+from pages.parser import stop_engine_workers
 from runs import register
-from tasks import parse
+from tasks import parse  # the task calls the names patched here
 from tests import pdfs
 from tests.integration.contract import assert_export_contract
 
@@ -225,7 +226,7 @@ def test_with_two_workers_pages_are_parsed_in_engine_processes_and_stored_as_wit
     try:
         summary = digitize(source=str(archive / "reports"), batch_size=1)
     finally:
-        parse.stop_engine_workers()
+        stop_engine_workers()
         get_settings.cache_clear()
     assert (summary.documents_done, summary.pages_parsed) == (2, 3)
     assert stored_blocks(other) == stored_blocks(database) != []

@@ -7,8 +7,8 @@ import pytest
 from sqlalchemy import Engine, text
 
 from pages import parsing as page_parsing
+from pages.batch import parse_batch_pages
 from pages.engine_processes import EngineProcesses
-from tasks.parse import parse_batch_pages
 from tests import pdfs
 from tests.integration.batches import FakeParser, batch, pages
 

@@ -8,10 +8,11 @@ from sqlalchemy import Engine, text
 
 from db.statuses import Registration
 from db.store import Claim
+from pages.batch import parse_batch_pages
 from pages.rows import PageOutcome, save_batch
+from runs.batches import make_batches
 from runs.lifecycle import PageCounts, finish, open_run
 from runs.reopen import reopen_documents
-from tasks.parse import make_batches, parse_batch_pages
 from tests import pdfs
 from tests.integration.batches import CLAIM, FakeParser, batch, pages, registered
 

@@ -130,7 +130,7 @@ def test_a_script_without_language_data_is_named_in_the_reason():
 
 
 def test_a_page_no_reader_could_read_is_stored_as_failed_with_the_reason():
-    from tasks.parse import fail_unread_pages
+    from pages.batch import fail_unread_pages
 
     read = PageResult("1:1", 612, 792, False, [], "0", {})
     unread = PageResult("1:2", 612, 792, False, [], "0", {}, untrusted="text not readable by the OCR model (...)")

@@ -10,7 +10,7 @@ import pytest
 
 from db.embedded import Handles
 from db.processes import ProcessId
-from flows.leftovers import RECORD, record_child, stop_orphans
+from folio.cli.leftovers import RECORD, record_child, stop_orphans
 
 
 @pytest.fixture
