@@ -35,7 +35,7 @@ from engine.runtime.onnx import threads_per_worker
 from engine.types import TEXT_TYPES
 from pages.budget import page_budget
 from pages.engine_processes import EngineProcesses, load_engine
-from pages.parsing import READING, PageJob, read_and_parse
+from pages.parsing import READING, PageJob, ParsedPages, pdf_source, read_and_parse
 
 KINDS = ("born_digital", "scanned")
 
@@ -65,10 +65,14 @@ def engine_run(pages, batch_size: int, workers: int, config: EngineConfig, threa
     else:
         processes = EngineProcesses(partial(load_engine, config), workers, "")
         processes.start()
+
+    def in_this_process(batch: list[PageJob]) -> ParsedPages:
+        with pdf_source() as source:
+            return read_and_parse(pipeline, source, batch, budget)
+
     started, cpu = time.perf_counter(), time.process_time()
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        parsed = list(pool.map(lambda batch: read_and_parse(pipeline, batch, budget) if in_process
-                               else processes(batch, budget), batches))
+        parsed = list(pool.map(in_this_process if in_process else partial(processes, budget=budget), batches))
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     if not in_process:
         cpu += sum(part.cpu_seconds for part in parsed)

@@ -225,6 +225,9 @@ def early_and_late(pipeline) -> tuple[list, list]:
 
 
 def run_pages(pipeline, pdf: Path, cache: Path | None):
+    from dataclasses import replace
+
+    from engine.page_source import PageSource
     from engine.pipeline import _result
     from engine.types import PageState
     from pages.pdf import page_input
@@ -232,22 +235,23 @@ def run_pages(pipeline, pdf: Path, cache: Path | None):
     early, late = early_and_late(pipeline)
     key = hashlib.sha256(pdf.read_bytes()).hexdigest()[:24]
     cached = cache / f"{key}.pkl" if cache else None
-    if cached and cached.is_file():
-        pages = pickle.loads(cached.read_bytes())
-    else:
-        with pymupdf.open(pdf) as document:
-            pages = [PageState(input=page_input(page, str(index), pdf)) for index, page in enumerate(document)]
-        for stage in early:
+    with PageSource() as source:
+        if cached and cached.is_file():
+            pages = [replace(page, source=source) for page in pickle.loads(cached.read_bytes())]
+        else:
+            pages = [PageState(input=page_input(page, str(index), pdf), source=source)
+                     for index, page in enumerate(source.document(str(pdf)))]
+            for stage in early:
+                pages = stage(pages)
+            if cached:  # without the open PDFs, which the late stages take from the source again
+                cache.mkdir(parents=True, exist_ok=True)
+                cached.write_bytes(pickle.dumps([replace(page, source=None) for page in pages]))
+        seconds = {}
+        for stage in late:
+            started = time.perf_counter()
             pages = stage(pages)
-        if cached:
-            cache.mkdir(parents=True, exist_ok=True)
-            cached.write_bytes(pickle.dumps(pages))
-    seconds = {}
-    for stage in late:
-        started = time.perf_counter()
-        pages = stage(pages)
-        seconds[type(stage).__name__] = time.perf_counter() - started
-    return [_result(page) for page in pages], seconds
+            seconds[type(stage).__name__] = time.perf_counter() - started
+    return [_result(page, pipeline.version) for page in pages], seconds
 
 
 def score(split: Path, cache: Path | None, only_formulas: bool, kinds: list[str], verbose: bool,

@@ -15,6 +15,7 @@ from engine.ocr.models import CLS_PROFILE, REC_PROFILE
 from engine.ocr.orientation import LineDirection
 from engine.ocr.recognizer import TextRecognizer, cpu_recognizer
 from engine.orientation import turn_page
+from engine.page_source import PageRenderer, PageSource, batch_source
 from engine.pipeline_models import PipelineModels
 from engine.runtime import load_onnx_model
 from engine.stages.blocks import BlockStage
@@ -24,7 +25,7 @@ from engine.stages.formulas import FormulaStage
 from engine.stages.furniture import FurnitureStage
 from engine.stages.layer_check import LayerCheckStage
 from engine.stages.layout import LayoutStage
-from engine.stages.ocr import OcrStage, PageRenderer
+from engine.stages.ocr import OcrStage
 from engine.stages.reading_order import ReadingOrderStage
 from engine.stages.tables import TableStage
 from engine.stages.text_layer import TextLayerStage
@@ -44,14 +45,15 @@ class Pipeline:
         self.identity = identity or Identity(ENGINE_VERSION)  # what its results depend on
         self.version = self.identity.version  # stored with each page it parses
 
-    def __call__(self, inputs: list[PageInput]) -> list[PageResult]:
-        pages = [PageState(input=page) for page in inputs]
-        for stage in self.stages:
-            started = time.perf_counter()
-            pages = stage(pages)
-            share = (time.perf_counter() - started) / max(1, len(pages))
-            for page in pages:
-                page.seconds[type(stage).__name__] = share
+    def __call__(self, inputs: list[PageInput], source: PageSource | None = None) -> list[PageResult]:
+        with batch_source(source) as pdfs:
+            pages = [PageState(input=page, source=pdfs) for page in inputs]
+            for stage in self.stages:
+                started = time.perf_counter()
+                pages = stage(pages)
+                share = (time.perf_counter() - started) / max(1, len(pages))
+                for page in pages:
+                    page.seconds[type(stage).__name__] = share
         return [_result(page, self.version) for page in pages]
 
 

@@ -7,6 +7,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from engine.layer_trust import LayerTrust
+    from engine.page_source import PageSource
 
 BlockType = Literal[
     "title", "text", "list_item", "table", "formula", "figure",
@@ -159,6 +160,7 @@ class PageState:
     seconds: dict[str, float] = field(default_factory=dict)  # time per stage
     untrusted: str | None = None  # why OCR's text of the page cannot be trusted, when no reader could read it
     layer_trust: "LayerTrust | None" = None  # the text layer's measures and verdict (engine/layer_trust.py)
+    source: "PageSource | None" = None  # the batch's PDFs, where stages take the page's pixels (set by the pipeline)
 
 
 @dataclass(slots=True)
@@ -189,4 +191,5 @@ class PageParser(Protocol):
     models: dict[str, object]  # by role, for `folio engine info` and the GPU slot
     missing: dict[str, str]  # role -> why that model is not loaded
 
-    def __call__(self, inputs: list[PageInput]) -> list[PageResult]: ...
+    def __call__(self, inputs: list[PageInput], source: "PageSource | None" = None) -> list[PageResult]:
+        """Results of the pages, read from `source` (the batch's PDFs, left open) or from PDFs it opens once."""

@@ -11,12 +11,13 @@ from sqlalchemy import Engine
 from db.pages import reusable_pages
 from db.session import session_scope
 from db.store import Claim, failed_documents
+from engine.page_source import PageSource
 from engine.types import PageParser, PageResult
 from folio.run_summary import FlaggedPage, QuarantinedPage
 from folio.settings import get_settings
 from pages.budget import PageBudget, page_budget
 from pages.engine_processes import EngineProcesses
-from pages.parsing import PageJob, each_page, read_and_parse
+from pages.parsing import PageJob, each_page, pdf_source, read_and_parse
 from pages.pdf import page_fingerprint
 from pages.rows import PageOutcome, save_batch, stored_result
 from sources.failures import BadDocument
@@ -72,7 +73,8 @@ def parse_batch_pages(batch: Batch, database: Engine, parser: PageParser | Engin
     budget = page_budget()
     with ExitStack() as stack:
         held = _hold_files(batch, bad_files, stack)
-        fingerprinted, outcomes = _fingerprint_pages(batch, held, budget)
+        source = stack.enter_context(pdf_source())  # each PDF opened once, to fingerprint, read and parse its pages
+        fingerprinted, outcomes = _fingerprint_pages(source, batch, held, budget)
         with session_scope(database) as session:
             fingerprints = {fingerprint for _, fingerprint in fingerprinted} if batch.reuse else set()
             stored = reusable_pages(session, fingerprints, parser.version)
@@ -83,7 +85,7 @@ def parse_batch_pages(batch: Batch, database: Engine, parser: PageParser | Engin
         jobs = [PageJob(_key(ref), held[ref.document_id].path, ref.page_no - 1) for ref, fingerprint in fingerprinted
                 if fingerprint not in stored and first[fingerprint] == ref]
         parsed = (parser(jobs, budget) if isinstance(parser, EngineProcesses)
-                  else read_and_parse(parser, jobs, budget, log))
+                  else read_and_parse(parser, source, jobs, budget, log))
         results = fail_unread_pages(parsed.results)
         bad_files.update({document_id: "changed during the run: written to while its pages were parsed"
                           for document_id, file in held.items() if not file.unchanged()})
@@ -166,13 +168,13 @@ def _hold_files(batch: Batch, bad_files: dict[int, str], stack: ExitStack) -> di
     return held
 
 
-def _fingerprint_pages(batch: Batch, held: dict[int, HeldFile],
+def _fingerprint_pages(source: PageSource, batch: Batch, held: dict[int, HeldFile],
                        budget: PageBudget) -> tuple[list[tuple[PageRef, str]], list[PageOutcome]]:
     """The fingerprints of the batch's pages of held files; a page that cannot be read, or is over its budget,
     becomes a failure with the reason."""
     fingerprinted, failures = [], []
     refs = [ref for ref in batch.pages if ref.document_id in held]
-    for ref, fingerprint, why in each_page(refs, lambda ref: (held[ref.document_id].path, ref.page_no - 1),
+    for ref, fingerprint, why in each_page(source, refs, lambda ref: (held[ref.document_id].path, ref.page_no - 1),
                                            lambda _, page: page_fingerprint(page), budget):
         if why is None:
             fingerprinted.append((ref, fingerprint))

@@ -4,7 +4,7 @@ model with cores/workers threads), that read and parse the batches the flow's th
 Reading a page (PyMuPDF's layout analysis and table finder) and much of the engine is Python: in threads of one
 process it runs one thread at a time (the GIL), so two workers kept ~1.6 of 2 cores busy; processes keep them
 all busy. Pages are opened by path in the worker (a held file's /proc/<pid>/fd path opens from any process of
-its user); what comes back is the pages read and their results.
+its user), each PDF once for the batch's reading and parsing; what comes back is the pages read and their results.
 """
 
 import logging
@@ -21,7 +21,7 @@ from engine.runtime.onnx import choose_providers
 from engine.types import PageParser
 from engine.vlm import build_vlm_engine
 from pages.budget import PageBudget
-from pages.parsing import PageJob, ParsedPages, read_and_parse
+from pages.parsing import PageJob, ParsedPages, pdf_source, read_and_parse
 from pages.pdf_layout import set_layout_threads
 
 log = logging.getLogger(__name__)
@@ -122,4 +122,5 @@ def _read_and_parse(jobs: list[PageJob], budget: PageBudget) -> ParsedPages:
     if isinstance(_pipeline, Exception):
         raise _pipeline
     assert _pipeline is not None, "the worker's initializer loads the engine"
-    return read_and_parse(_pipeline, jobs, budget, log)
+    with pdf_source() as source:
+        return read_and_parse(_pipeline, source, jobs, budget, log)

@@ -1,19 +1,22 @@
 """Reading pages with PyMuPDF and parsing them with the engine, each page within its budget: the work of a batch
-that runs in the flow's process or in an engine worker process (pages/engine_processes.py)."""
+that runs in the flow's process or in an engine worker process (pages/engine_processes.py). The batch's PDFs are
+opened once, in its PageSource, which the engine renders from."""
 
 import logging
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
 import pymupdf
 
+from engine.page_source import PageSource
 from engine.types import PageInput, PageParser, PageResult
 from pages.budget import OutOfTime, PageBudget, TimeLimit
 from pages.pdf import open_pdf, page_graphics, page_input
-from sources.failures import BadDocument, is_transient, reason
+from sources.failures import is_transient, reason
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -44,18 +47,24 @@ class ParsedPages:
         self.cpu_seconds += other.cpu_seconds
 
 
-def read_and_parse(pipeline: PageParser, jobs: list[PageJob], budget: PageBudget,
+def pdf_source() -> PageSource:
+    """A batch's PDFs, each opened once by open_pdf: a file that cannot be opened fails each of its pages with the
+    reason."""
+    return PageSource(lambda path: open_pdf(Path(path)))
+
+
+def read_and_parse(pipeline: PageParser, source: PageSource, jobs: list[PageJob], budget: PageBudget,
                    log: logging.Logger | logging.LoggerAdapter | None = None) -> ParsedPages:
-    """The engine's inputs of the pages and the engine's results for them."""
+    """The engine's inputs of the pages and the engine's results for them, both from the PDFs `source` holds."""
     cpu = time.process_time()
-    parsed = read_pages(jobs, budget)
-    parsed.results = run_engine(pipeline, list(parsed.inputs.values()), budget,
+    parsed = read_pages(source, jobs, budget)
+    parsed.results = run_engine(partial(pipeline, source=source), list(parsed.inputs.values()), budget,
                                 log or logging.getLogger(__name__))
     parsed.cpu_seconds = time.process_time() - cpu
     return parsed
 
 
-def read_pages(jobs: list[PageJob], budget: PageBudget) -> ParsedPages:
+def read_pages(source: PageSource, jobs: list[PageJob], budget: PageBudget) -> ParsedPages:
     """Engine inputs of the pages; a page that cannot be read, or is over its budget, is unread with the reason."""
     parsed = ParsedPages()
 
@@ -66,7 +75,7 @@ def read_pages(jobs: list[PageJob], budget: PageBudget) -> ParsedPages:
         finally:
             parsed.reading_seconds[job.key] = time.perf_counter() - started
 
-    for job, item, why in each_page(jobs, lambda job: (job.path, job.page_index), read, budget):
+    for job, item, why in each_page(source, jobs, lambda job: (job.path, job.page_index), read, budget):
         if why is None:
             parsed.inputs[job.key] = item
         else:
@@ -74,41 +83,28 @@ def read_pages(jobs: list[PageJob], budget: PageBudget) -> ParsedPages:
     return parsed
 
 
-def each_page(items: list[T], where: Callable[[T], tuple[str, int]], read: Callable[[T, pymupdf.Page], R],
-              budget: PageBudget) -> Iterator[tuple[T, R | None, str | None]]:
+def each_page(source: PageSource, items: list[T], where: Callable[[T], tuple[str, int]],
+              read: Callable[[T, pymupdf.Page], R], budget: PageBudget) -> Iterator[tuple[T, R | None, str | None]]:
     """(item, what `read` made of its page, None), or (item, None, why not) for a page that cannot be opened or
-    read, or is over its budget; `where` says an item's PDF and 0-based page. Each PDF is opened once."""
-    documents: dict[str, pymupdf.Document | BadDocument] = {}
-    try:
-        for item in items:
-            path, index = where(item)
-            if path not in documents:
-                try:
-                    documents[path] = open_pdf(Path(path))
-                except BadDocument as error:
-                    documents[path] = error
-            document = documents[path]
-            try:
-                if isinstance(document, BadDocument):
-                    raise document
-                with TimeLimit(budget.seconds):
-                    made = read(item, document[index])
-            except OutOfTime:
-                yield item, None, budget.out_of_time("reading the page")
-                continue
-            except Exception as error:  # noqa: BLE001 - whatever stops this page stops only this page
-                if is_transient(error):
-                    raise
-                yield item, None, reason(error)
-                continue
-            yield item, made, None
-    finally:
-        for document in documents.values():
-            if isinstance(document, pymupdf.Document):
-                document.close()
+    read, or is over its budget; `where` says an item's PDF (opened by `source`) and 0-based page."""
+    for item in items:
+        path, index = where(item)
+        try:
+            document = source.document(path)
+            with TimeLimit(budget.seconds):
+                made = read(item, document[index])
+        except OutOfTime:
+            yield item, None, budget.out_of_time("reading the page")
+            continue
+        except Exception as error:  # noqa: BLE001 - whatever stops this page stops only this page
+            if is_transient(error):
+                raise
+            yield item, None, reason(error)
+            continue
+        yield item, made, None
 
 
-def run_engine(pipeline: PageParser, inputs: list[PageInput], budget: PageBudget,
+def run_engine(pipeline: Callable[[list[PageInput]], list[PageResult]], inputs: list[PageInput], budget: PageBudget,
                log: logging.Logger | logging.LoggerAdapter) -> dict[str, PageResult | str]:
     """Results by page key, each page within its time budget (a batch within the sum of its pages'); if the
     batch fails or runs out of time, its pages are parsed one by one to isolate the bad one. A server that is

@@ -1,4 +1,5 @@
-"""Shared fixtures: one embedded PostgreSQL per test session, a fresh database per test that needs one."""
+"""Shared fixtures: one embedded PostgreSQL per test session, a fresh database per test that needs one, the PDFs of
+the pages a test runs stages on."""
 
 import os
 import tempfile
@@ -24,6 +25,7 @@ os.environ.setdefault("FOLIO_ENGINE_CACHE", str(_SESSION_DIR / "engines"))
 from db.migrate import upgrade  # noqa: E402
 from db.server import libpq_url, start_embedded  # noqa: E402
 from db.session import dispose_engines  # noqa: E402
+from engine.page_source import PageSource  # noqa: E402
 from folio.database import database as configured_database  # noqa: E402
 from folio.settings import get_settings  # noqa: E402
 
@@ -75,3 +77,11 @@ def database(empty_database: str) -> Engine:
     engine = configured_database()
     upgrade(engine)
     return engine
+
+
+@pytest.fixture
+def page_source() -> Iterator[PageSource]:
+    """The PDFs of the pages a test runs stages on outside the pipeline, as the pipeline's batch holds them; closed
+    after the test."""
+    with PageSource() as source:
+        yield source

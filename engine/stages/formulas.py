@@ -4,7 +4,6 @@ import re
 from collections import Counter
 
 import numpy as np
-import pymupdf
 
 from engine.formula import FormulaModel
 from engine.formula.crops import ends_with_number, flatten_paper, formula_crop, page_skew
@@ -110,24 +109,17 @@ class FormulaStage:
         return pages
 
     def _crops(self, blocks) -> list[np.ndarray]:
-        crops, documents, pages = [], {}, {}
-        try:
-            for page, block in blocks:
-                path = page.input.pdf_path
-                if path not in documents:
-                    documents[path] = pymupdf.open(path)
-                pdf_page = documents[path][page.input.page_index]
-                scanned = not page.use_text_layer or block.confidence is not None or any(
-                    line.confidence is not None for line in block.lines)  # read by OCR: its pixels are a scan
-                if id(page) not in pages:  # the page's body size, and its skew when it is a scan
-                    skew = page_skew(page.image) if scanned and page.image is not None else 0.0
-                    pages[id(page)] = (body_size(page.blocks), skew)
-                body, skew = pages[id(page)]
-                em = formula_size(block) or body
-                numbered = bool(block.lines) and ends_with_number(max(block.lines, key=lambda l: l.bbox[2]).text)
-                crops.append(formula_crop(pdf_page, displayed_box(page, block.bbox), em, scanned,
-                                          skew if scanned else 0.0, page.turn, numbered))
-        finally:
-            for document in documents.values():
-                document.close()
+        """Each block's crop, rendered from its page in the batch's source."""
+        crops, pages = [], {}
+        for page, block in blocks:
+            scanned = not page.use_text_layer or block.confidence is not None or any(
+                line.confidence is not None for line in block.lines)  # read by OCR: its pixels are a scan
+            if id(page) not in pages:  # the PDF's page, the page's body size, and its skew when it is a scan
+                skew = page_skew(page.image) if scanned and page.image is not None else 0.0
+                pages[id(page)] = (page.source.page(page.input), body_size(page.blocks), skew)
+            pdf_page, body, skew = pages[id(page)]
+            em = formula_size(block) or body
+            numbered = bool(block.lines) and ends_with_number(max(block.lines, key=lambda l: l.bbox[2]).text)
+            crops.append(formula_crop(pdf_page, displayed_box(page, block.bbox), em, scanned,
+                                      skew if scanned else 0.0, page.turn, numbered))
         return crops

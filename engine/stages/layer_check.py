@@ -13,7 +13,7 @@ import numpy as np
 from engine.layer_trust import Verdict, agreement
 from engine.ocr.recognizer import TextRecognizer
 from engine.orientation import turn_page
-from engine.stages.ocr import PageRenderer
+from engine.page_source import PageRenderer
 from engine.types import Line, PageState
 
 MAX_LINES = 12  # lines read per page: enough to tell soup from text, a fraction of a page's OCR

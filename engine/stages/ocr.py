@@ -14,8 +14,6 @@ column heads) they stay where they are.
 
 import logging
 
-import pymupdf
-
 from engine.geometry import beside, center_inside
 from engine.mathiness import text_math_share
 from engine.ocr.detector import Detection, TextDetector, crop_line
@@ -23,39 +21,14 @@ from engine.ocr.fallback import ScriptFallback
 from engine.ocr.orientation import LineDirection, is_side_text
 from engine.ocr.recognizer import TextRecognizer
 from engine.ocr.trust import MIN_CONFIDENCE, Trust, measure
-from engine.orientation import turn_image, turn_page
-from engine.render import render_page, render_scale
+from engine.orientation import turn_page
+from engine.page_source import PageRenderer
 from engine.types import Line, PageState
 
 BLANK_STD = 2.0  # a render whose grey levels vary less than this has nothing to read
 LINE_TO_FONT_SIZE = 0.7  # a detected line box is about this much taller than the font size
 
 log = logging.getLogger(__name__)
-
-
-class PageRenderer:
-    """Renders pages within a pixel budget, opening each PDF once per batch; a page rendered by an earlier stage (the
-    layer check) keeps its image, which every turn of the page since has turned with it."""
-
-    def __init__(self, dpi: int, max_pixels: int):
-        self.dpi = dpi
-        self.max_pixels = max_pixels
-
-    def __call__(self, pages: list[PageState]) -> None:
-        open_documents: dict[str, pymupdf.Document] = {}
-        try:
-            for page in pages:
-                if page.image is not None:
-                    continue
-                path = page.input.pdf_path
-                if path not in open_documents:
-                    open_documents[path] = pymupdf.open(path)
-                pdf_page = open_documents[path][page.input.page_index]
-                page.image_scale = render_scale(page.input.width, page.input.height, self.dpi, self.max_pixels)
-                page.image = turn_image(render_page(pdf_page, page.image_scale), page.turn)
-        finally:
-            for document in open_documents.values():
-                document.close()
 
 
 class OcrStage:

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-import pymupdf
 
 from engine import ENGINE_VERSION
 from engine.config import VlmConfig
@@ -26,6 +25,7 @@ from engine.layer_trust import Verdict, measure_layer, trusted_layer
 from engine.ocr.detector import TextDetector, load_text_detector
 from engine.ocr.models import find_ocr_models
 from engine.orientation import turn_box, turn_image, turn_input
+from engine.page_source import PageSource, batch_source
 from engine.render import render_page
 from engine.types import BBox, Block, PageInput, PageResult
 from engine.vlm.align import layer_words, place_by_lines, place_by_words
@@ -74,14 +74,15 @@ class VlmEngine:
         self.models = models or {}
         self.missing = missing or {}
 
-    def __call__(self, inputs: list[PageInput]) -> list[PageResult]:
+    def __call__(self, inputs: list[PageInput], source: PageSource | None = None) -> list[PageResult]:
         started = time.perf_counter()
         jobs: list[tuple[PageInput, np.ndarray, float, Future]] = []
         pool = ThreadPoolExecutor(max_workers=max(1, min(self.config.concurrency, len(inputs))),
                                   thread_name_prefix="vlm")
         try:
-            for page, image, scale in self._rendered(inputs):  # requests start while later pages render
-                jobs.append((page, image, scale, pool.submit(self._ask, page, image)))
+            with batch_source(source) as pdfs:
+                for page, image, scale in self._rendered(inputs, pdfs):  # requests start while later pages render
+                    jobs.append((page, image, scale, pool.submit(self._ask, page, image)))
             rendered = time.perf_counter()
             done, _ = wait([job[3] for job in jobs], return_when=FIRST_EXCEPTION)
             for future in done:
@@ -115,18 +116,11 @@ class VlmEngine:
                 ("requests in flight", str(self.config.concurrency)),
                 ("image", f"{self.config.image_side} px on the longest side")]
 
-    def _rendered(self, inputs: list[PageInput]) -> Iterator[tuple[PageInput, np.ndarray, float]]:
+    def _rendered(self, inputs: list[PageInput], source: PageSource) -> Iterator[tuple[PageInput, np.ndarray, float]]:
         """Each page rendered once (PyMuPDF in this thread only), its longest side `image_side` pixels."""
-        documents: dict[str, pymupdf.Document] = {}
-        try:
-            for page in inputs:
-                if page.pdf_path not in documents:
-                    documents[page.pdf_path] = pymupdf.open(page.pdf_path)
-                scale = self.config.image_side / max(page.width, page.height)
-                yield page, render_page(documents[page.pdf_path][page.page_index], scale), scale
-        finally:
-            for document in documents.values():
-                document.close()
+        for page in inputs:
+            scale = self.config.image_side / max(page.width, page.height)
+            yield page, render_page(source.page(page), scale), scale
 
     def _ask(self, page: PageInput, image: np.ndarray) -> _Asked | str:
         """The model's answer for the page, read (a reason when it cannot be). Sent turned the way its text layer

@@ -5,6 +5,7 @@ from pathlib import Path
 from sqlalchemy import Engine, text
 
 from db.store import Claim
+from engine.page_source import PageSource
 from engine.types import Block, PageInput, PageResult
 from pages.batch import Batch
 from runs.batches import make_batches
@@ -26,7 +27,7 @@ class FakeParser:
         self.broken = broken
         self.keys: list[str] = []
 
-    def __call__(self, inputs: list[PageInput]) -> list[PageResult]:
+    def __call__(self, inputs: list[PageInput], source: PageSource | None = None) -> list[PageResult]:
         self.keys += [item.key for item in inputs]
         if broken := self.broken & {item.key for item in inputs}:
             raise RuntimeError(f"cannot parse {', '.join(sorted(broken))}")

@@ -1,11 +1,15 @@
 """parse_batch_pages, the plain function behind the parse task, with a fake parser and real PostgreSQL: what is
 parsed, what is copied from a stored page of the same parser version, and what is failed with the reason."""
 
+from collections import Counter
 from pathlib import Path
 
+import pymupdf
 import pytest
 from sqlalchemy import Engine, text
 
+from engine.page_source import PageSource, batch_source
+from engine.types import PageInput, PageResult
 from pages import parsing as page_parsing
 from pages.batch import parse_batch_pages
 from pages.engine_processes import EngineProcesses
@@ -98,6 +102,28 @@ def test_a_file_changed_before_its_pages_are_read_fails_its_document_without_pag
     with database.connect() as connection:
         status, error = connection.execute(text("SELECT status, error FROM documents")).one()
     assert status == "failed" and "changed" in error, error
+
+
+class PageTaking(FakeParser):
+    """A FakeParser that takes each page from the batch's PDFs, as the pipeline's stages do."""
+
+    def __call__(self, inputs: list[PageInput], source: PageSource | None = None) -> list[PageResult]:
+        with batch_source(source) as pdfs:
+            for item in inputs:
+                pdfs.page(item)
+        return super().__call__(inputs, source)
+
+
+def test_a_batch_opens_each_pdf_once_to_fingerprint_read_and_parse_its_pages(database: Engine,
+                                                                             folders: tuple[Path, Path],
+                                                                             monkeypatch: pytest.MonkeyPatch):
+    work = batch(database, folders[0])
+    opened: Counter[str] = Counter()
+    real = pymupdf.open
+    monkeypatch.setattr(pymupdf, "open", lambda path, **options: opened.update([str(path)]) or real(path, **options))
+    report = parse_batch_pages(work, database, PageTaking("v"))
+    assert (report.pages, report.engine_pages) == (2, 2)
+    assert list(opened.values()) == [1]
 
 
 def fake_parser() -> FakeParser:

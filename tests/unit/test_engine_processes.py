@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from engine.config import EngineConfig
+from engine.page_source import PageSource
 from engine.types import PageInput, PageResult
 from pages.budget import page_budget
 from pages.engine_processes import DIED, EngineProcesses, engine_on_cpu, load_engine
-from pages.parsing import PageJob, read_and_parse
+from pages.parsing import PageJob, pdf_source, read_and_parse
 from tests import pdfs
 
 CONFIG = EngineConfig(device="cpu", threads=1)
@@ -29,7 +30,8 @@ def test_a_batch_parsed_in_a_worker_process_equals_the_batch_parsed_in_this_proc
     report, formula = pdfs.two_column_pdf(tmp_path), pdfs.formula_page_pdf(tmp_path)
     jobs = [PageJob("a", str(report), 0), PageJob("b", str(report), 1), PageJob("c", str(formula), 0),
             PageJob("d", str(report), 7)]
-    here = read_and_parse(load_engine(CONFIG), jobs, page_budget())
+    with pdf_source() as source:
+        here = read_and_parse(load_engine(CONFIG), source, jobs, page_budget())
     workers = EngineProcesses(partial(load_engine, CONFIG), 2, "")
     try:
         there = workers(jobs, page_budget())
@@ -51,7 +53,7 @@ class Dying:
     models: dict[str, object] = {}
     missing: dict[str, str] = {}
 
-    def __call__(self, inputs: list[PageInput]) -> list[PageResult]:
+    def __call__(self, inputs: list[PageInput], source: PageSource | None = None) -> list[PageResult]:
         if any(item.key == "die" for item in inputs):
             os._exit(9)
         return [PageResult(key=item.key, width=item.width, height=item.height, text_layer=True, blocks=[],

@@ -10,6 +10,7 @@ import pytest
 from engine.formula.crops import EM_PIXELS, MARGIN_EM, formula_crop, ink_box, page_skew
 from engine.formula.junia import JuniaFormulaModel
 from engine.formula.styles import canonical_latex, font_families, prune_styles, tidy
+from engine.page_source import PageSource
 from engine.render import render_page
 from engine.stages.blocks import BlockStage
 from engine.stages.classify import ClassifyStage
@@ -46,10 +47,10 @@ def model() -> JuniaFormulaModel:
 
 
 def test_a_numbered_display_formula_keeps_its_number_out_of_the_crop_and_the_latex(tmp_path: Path,
-                                                                                   model: JuniaFormulaModel):
+                                                                                   model: JuniaFormulaModel,
+                                                                                   page_source: PageSource):
     pdf = numbered_page(tmp_path / "numbered.pdf")
-    with pymupdf.open(pdf) as document:
-        pages = [PageState(input=page_input(document[0], "0", pdf))]
+    pages = [PageState(input=page_input(page_source.document(str(pdf))[0], "0", pdf), source=page_source)]
     for stage in (TextLayerStage(), BlockStage(), ClassifyStage()):
         pages = stage(pages)
     [formula] = [b for b in pages[0].blocks if b.type == "formula"]
@@ -193,12 +194,12 @@ def test_wrappers_and_a_trailing_number_are_stripped(latex: str, body: str):
     assert strip_math_wrapper(latex) == body
 
 
-def test_a_formula_set_larger_than_the_body_is_scaled_by_its_own_size(tmp_path: Path, model: JuniaFormulaModel):
+def test_a_formula_set_larger_than_the_body_is_scaled_by_its_own_size(tmp_path: Path, model: JuniaFormulaModel,
+                                                                     page_source: PageSource):
     from tests.pdfs import formula_page_pdf
 
     pdf = formula_page_pdf(tmp_path)  # "a + b = c" at 16 pt on a page of 10.5 pt text
-    with pymupdf.open(pdf) as document:
-        pages = [PageState(input=page_input(document[0], "0", pdf))]
+    pages = [PageState(input=page_input(page_source.document(str(pdf))[0], "0", pdf), source=page_source)]
     for stage in (TextLayerStage(), BlockStage(), ClassifyStage(), FormulaStage(model)):
         pages = stage(pages)
     [formula] = [b for b in pages[0].blocks if b.type == "formula"]

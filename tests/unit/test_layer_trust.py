@@ -10,9 +10,9 @@ import pytest
 from engine.layer_trust import LayerTrust, Verdict, agreement, measure_layer
 from engine.ocr.models import find_ocr_models
 from engine.ocr.recognizer import TextRecognizer
+from engine.page_source import PageRenderer, PageSource
 from engine.runtime import OnnxModel
 from engine.stages.layer_check import LayerCheckStage, sampled_lines
-from engine.stages.ocr import PageRenderer
 from engine.stages.text_layer import TextLayerStage
 from engine.types import Line, PageState, Span
 from pages.pdf import page_input, read_text_layer
@@ -100,35 +100,35 @@ def check_stages():
     return TextLayerStage(), LayerCheckStage(PageRenderer(150, 25_000_000), recognizer)
 
 
-def checked_page(pdf: Path, stages) -> PageState:
-    with pymupdf.open(pdf) as document:
-        page = PageState(input=page_input(document[0], "p", pdf))
+def checked_page(pdf: Path, stages, source: PageSource) -> PageState:
+    page = PageState(input=page_input(source.document(str(pdf))[0], "p", pdf), source=source)
     for stage in stages:
         [page] = stage([page])
     return page
 
 
-def test_ocr_contradicts_glyph_soup_and_the_page_is_read_as_a_scan(tmp_path: Path, check_stages):
-    page = checked_page(type3_text_pdf(tmp_path / "soup.pdf", PROSE), check_stages)
+def test_ocr_contradicts_glyph_soup_and_the_page_is_read_as_a_scan(tmp_path: Path, check_stages,
+                                                                   page_source: PageSource):
+    page = checked_page(type3_text_pdf(tmp_path / "soup.pdf", PROSE), check_stages, page_source)
     assert not page.use_text_layer
     assert page.lines == [] and page.ocr_regions == [(0.0, 0.0, page.input.width, page.input.height)]
     assert page.layer_trust.verdict is Verdict.UNTRUSTED and page.layer_trust.agreement < 0.5
     rendered = page.image  # the OCR stage reads the check's render, not a second one: it is what a render gives
     PageRenderer(150, 25_000_000)([page])
     assert page.image is rendered
-    fresh = PageState(input=page.input)
+    fresh = PageState(input=page.input, source=page_source)
     PageRenderer(150, 25_000_000)([fresh])
     assert np.array_equal(rendered, fresh.image)
 
 
-def test_ocr_confirms_a_type3_layer_that_reads_right(tmp_path: Path, check_stages):
-    page = checked_page(type3_text_pdf(tmp_path / "named.pdf", PROSE, standard_names=True), check_stages)
+def test_ocr_confirms_a_type3_layer_that_reads_right(tmp_path: Path, check_stages, page_source: PageSource):
+    page = checked_page(type3_text_pdf(tmp_path / "named.pdf", PROSE, standard_names=True), check_stages, page_source)
     assert page.use_text_layer
     assert page.layer_trust.verdict is Verdict.TRUSTED and page.layer_trust.agreement > 0.8
     assert page.lines[0].text == PROSE[0]
 
 
-def test_a_layer_of_symbols_is_kept_when_ocr_reads_the_same(tmp_path: Path, check_stages):
+def test_a_layer_of_symbols_is_kept_when_ocr_reads_the_same(tmp_path: Path, check_stages, page_source: PageSource):
     pdf = tmp_path / "symbols.pdf"
     document = pymupdf.open()
     page = document.new_page()
@@ -136,6 +136,6 @@ def test_a_layer_of_symbols_is_kept_when_ocr_reads_the_same(tmp_path: Path, chec
         text = f"(x{row} - m)^2 / s^2 <= [f(t) + {row}] * (e - 1); {{a, b}}"
         page.insert_text((40, 60 + 20 * row), text, fontsize=11)
     document.save(pdf)
-    checked = checked_page(pdf, check_stages)
+    checked = checked_page(pdf, check_stages, page_source)
     assert isinstance(checked.layer_trust, LayerTrust) and checked.layer_trust.agreement is not None
     assert checked.use_text_layer and checked.layer_trust.verdict is Verdict.TRUSTED

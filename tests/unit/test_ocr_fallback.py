@@ -12,8 +12,9 @@ from engine.ocr.fallback import ScriptFallback
 from engine.ocr.models import find_ocr_models
 from engine.ocr.recognizer import TextRecognizer
 from engine.ocr.tesseract import TesseractReader
+from engine.page_source import PageRenderer, PageSource
 from engine.runtime import OnnxModel
-from engine.stages.ocr import OcrStage, PageRenderer
+from engine.stages.ocr import OcrStage
 from engine.types import PageInput, PageState
 
 KOREAN = ["보험회사에서 그동안 판매했거나 향후", "판매하게 될 보험상품의 입원 및 사망의",
@@ -22,7 +23,7 @@ ENGLISH = ["Harbour ledgers 1890-1935 of the port", "Building permits and board 
            "Reading room closed in spring and summer"]
 
 
-def scan(tmp_path, name, lines, fontname):
+def scan(tmp_path, name, lines, fontname, source: PageSource) -> PageState:
     """A one-page PDF that is only an image of the lines, as a scanner makes it."""
     drawn = pymupdf.open()
     page = drawn.new_page(width=400, height=160)
@@ -34,7 +35,7 @@ def scan(tmp_path, name, lines, fontname):
     path = tmp_path / f"{name}.pdf"
     scanned.save(path)
     return PageState(PageInput(name, str(path), 0, 400, 160, []), use_text_layer=False,
-                     ocr_regions=[(0.0, 0.0, 400.0, 160.0)])
+                     ocr_regions=[(0.0, 0.0, 400.0, 160.0)], source=source)
 
 
 @pytest.fixture(scope="module")
@@ -53,10 +54,10 @@ class Refusing(ScriptFallback):
         raise AssertionError(f"fallback called on a readable page: {trust.describe()}")
 
 
-def test_hangul_comes_out_through_tesseract(models, tmp_path):
+def test_hangul_comes_out_through_tesseract(models, tmp_path, page_source: PageSource):
     reader = TesseractReader.find()
     assert reader is not None and "kor" in reader.languages, "needs Debian's tesseract-ocr and tesseract-ocr-kor"
-    page = scan(tmp_path, "ko", KOREAN, "korea")
+    page = scan(tmp_path, "ko", KOREAN, "korea", page_source)
     OcrStage(PageRenderer(150, 25_000_000), *models, ScriptFallback(reader))([page])
     assert page.untrusted is None
     text = " ".join(line.text for line in sorted(page.lines, key=lambda line: line.bbox[1]))
@@ -66,7 +67,7 @@ def test_hangul_comes_out_through_tesseract(models, tmp_path):
     assert all(8 < line.size < 20 for line in page.lines)  # 14 pt text
 
 
-def test_hangul_cells_side_by_side_stay_apart(models, tmp_path):
+def test_hangul_cells_side_by_side_stay_apart(models, tmp_path, page_source: PageSource):
     """Tesseract reads the detector's lines, so two cells of a table row do not run into one line."""
     drawn = pymupdf.open()
     page = drawn.new_page(width=400, height=160)
@@ -78,7 +79,7 @@ def test_hangul_cells_side_by_side_stay_apart(models, tmp_path):
     path = tmp_path / "cells.pdf"
     scanned.save(path)
     state = PageState(PageInput("cells", str(path), 0, 400, 160, []), use_text_layer=False,
-                      ocr_regions=[(0.0, 0.0, 400.0, 160.0)])
+                      ocr_regions=[(0.0, 0.0, 400.0, 160.0)], source=page_source)
     OcrStage(PageRenderer(150, 25_000_000), *models, ScriptFallback(TesseractReader.find()))([state])
     assert state.untrusted is None
     left = [line for line in state.lines if line.bbox[2] < 230]
@@ -88,14 +89,14 @@ def test_hangul_cells_side_by_side_stay_apart(models, tmp_path):
                                            " ".join([KOREAN[0].split(" ", 1)[1], "개정전", "1급 감염병"])) < 0.2
 
 
-def test_without_a_reader_the_page_says_why_and_keeps_no_text(models, tmp_path):
-    page = scan(tmp_path, "ko", KOREAN, "korea")
+def test_without_a_reader_the_page_says_why_and_keeps_no_text(models, tmp_path, page_source: PageSource):
+    page = scan(tmp_path, "ko", KOREAN, "korea", page_source)
     OcrStage(PageRenderer(150, 25_000_000), *models, ScriptFallback(None))([page])
     assert page.lines == []
     assert page.untrusted.startswith("text not readable by the OCR model (")
 
 
-def test_english_does_not_call_the_fallback(models, tmp_path):
-    page = scan(tmp_path, "en", ENGLISH, "Times-Roman")
+def test_english_does_not_call_the_fallback(models, tmp_path, page_source: PageSource):
+    page = scan(tmp_path, "en", ENGLISH, "Times-Roman", page_source)
     OcrStage(PageRenderer(150, 25_000_000), *models, Refusing())([page])
     assert page.untrusted is None and len(page.lines) == 3

@@ -16,11 +16,12 @@ from engine.ocr.models import find_ocr_models
 from engine.ocr.orientation import LineDirection
 from engine.ocr.recognizer import TextRecognizer
 from engine.orientation import dominant_turn, turn_box, turned_size
+from engine.page_source import PageRenderer
 from engine.pipeline import Pipeline
 from engine.runtime import OnnxModel
 from engine.stages.blocks import BlockStage
 from engine.stages.classify import ClassifyStage
-from engine.stages.ocr import OcrStage, PageRenderer
+from engine.stages.ocr import OcrStage
 from engine.stages.reading_order import ReadingOrderStage
 from engine.stages.tables import TableStage
 from engine.stages.text_layer import TextLayerStage
