@@ -1,6 +1,13 @@
 """A batch's PDFs, each opened once for the whole batch (like Docling's page backend): the stages that need a page's
 pixels or its PyMuPDF page (the layer check, OCR and through it layout, formulas) take them from the batch's source,
-never from the file, and a page is rendered once at the pipeline's scale."""
+never from the file, and a page is rendered once at the pipeline's scale.
+
+Clips rendered at their own scale (formula crops) come from a second handle of the PDF, opened when the first clip
+is asked for: MuPDF keeps the images it decoded (for the page's whole render, or the image hashes taken when the
+page was read) with their document, and a clip of a scan drawn from a whole decoded image is resampled otherwise
+than one that decodes only its own part (a scan's formula crop differed in up to 82 grey levels); from a handle
+that has drawn nothing else, a clip is what a freshly opened file gives.
+"""
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -14,34 +21,43 @@ from engine.types import PageInput, PageState
 
 
 class PageSource:
-    """The PDFs of one batch by path, each opened on first use (by `open_document`, PyMuPDF's own by default) and
-    closed with the source; a PDF that cannot be opened raises its error again for each of its pages, without being
-    opened again."""
+    """The PDFs of one batch by path, each opened on first use (by `open_document`, PyMuPDF's own by default; a
+    second time for clips) and closed with the source; a PDF that cannot be opened raises its error again for each
+    of its pages, without being opened again."""
 
     def __init__(self, open_document: Callable[[str], pymupdf.Document] | None = None):
         self._open = open_document or pymupdf.open
         self._documents: dict[str, pymupdf.Document | Exception] = {}
+        self._clip_documents: dict[str, pymupdf.Document | Exception] = {}  # the second handles, for clips
 
     def document(self, path: str) -> pymupdf.Document:
-        if path not in self._documents:
-            try:
-                self._documents[path] = self._open(path)
-            except Exception as error:  # noqa: BLE001 - the file's failure, raised for each of its pages
-                self._documents[path] = error
-        document = self._documents[path]
-        if isinstance(document, Exception):
-            raise document
-        return document
+        return self._opened(self._documents, path)
 
     def page(self, page: PageInput) -> pymupdf.Page:
         """The PyMuPDF page the input was read from."""
         return self.document(page.pdf_path)[page.page_index]
 
+    def clip_page(self, page: PageInput) -> pymupdf.Page:
+        """The page from the second handle of its PDF, which renders clips as a freshly opened file does."""
+        return self._opened(self._clip_documents, page.pdf_path)[page.page_index]
+
+    def _opened(self, documents: dict[str, pymupdf.Document | Exception], path: str) -> pymupdf.Document:
+        if path not in documents:
+            try:
+                documents[path] = self._open(path)
+            except Exception as error:  # noqa: BLE001 - the file's failure, raised for each of its pages
+                documents[path] = error
+        document = documents[path]
+        if isinstance(document, Exception):
+            raise document
+        return document
+
     def close(self) -> None:
-        for document in self._documents.values():
-            if isinstance(document, pymupdf.Document):
-                document.close()
-        self._documents.clear()
+        for documents in (self._documents, self._clip_documents):
+            for document in documents.values():
+                if isinstance(document, pymupdf.Document):
+                    document.close()
+            documents.clear()
 
     def __enter__(self) -> "PageSource":
         return self

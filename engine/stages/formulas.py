@@ -109,14 +109,14 @@ class FormulaStage:
         return pages
 
     def _crops(self, blocks) -> list[np.ndarray]:
-        """Each block's crop, rendered from its page in the batch's source."""
+        """Each block's crop, rendered from its page in the batch's source (its handle for clips)."""
         crops, pages = [], {}
         for page, block in blocks:
             scanned = not page.use_text_layer or block.confidence is not None or any(
                 line.confidence is not None for line in block.lines)  # read by OCR: its pixels are a scan
             if id(page) not in pages:  # the PDF's page, the page's body size, and its skew when it is a scan
                 skew = page_skew(page.image) if scanned and page.image is not None else 0.0
-                pages[id(page)] = (page.source.page(page.input), body_size(page.blocks), skew)
+                pages[id(page)] = (page.source.clip_page(page.input), body_size(page.blocks), skew)
             pdf_page, body, skew = pages[id(page)]
             em = formula_size(block) or body
             numbered = bool(block.lines) and ends_with_number(max(block.lines, key=lambda l: l.bbox[2]).text)

@@ -9,6 +9,7 @@ import pymupdf
 import pytest
 
 from engine import page_source
+from engine.formula.crops import formula_crop
 from engine.page_source import PageRenderer, PageSource
 from engine.pipeline import Pipeline
 from engine.stages.blocks import BlockStage
@@ -104,7 +105,7 @@ def test_a_batch_opens_each_pdf_once_to_read_and_parse_its_pages_and_closes_it(
     with pdf_source() as source:
         parsed = read_and_parse(Pipeline(stages(formulas)), source, batch, page_budget())
         documents = [source.document(job.path) for job in batch]
-    assert opened == {job.path: 1 for job in batch}
+    assert opened == {**{job.path: 1 for job in batch}, batch[3].path: 2}  # and a handle for the formula's clip
     assert all(document.is_closed for document in documents)
     assert sorted(parsed.results) == ["f", "r1", "r2", "soup"] and parsed.unread == {}
     assert not parsed.results["soup"].text_layer  # the check rendered it, then OCR read that render
@@ -173,3 +174,19 @@ def test_pixels_from_a_document_its_pages_were_read_from_are_those_of_a_fresh_fi
         fresh_images, fresh_crops = parsed_pixels(inputs, fresh)
     assert len(crops) == len(fresh_crops) >= 2
     assert all(np.array_equal(ours, theirs) for ours, theirs in zip(images + crops, fresh_images + fresh_crops))
+
+
+def test_a_clip_of_a_scan_read_and_rendered_whole_is_what_a_fresh_file_gives(tmp_path: Path):
+    """MuPDF keeps the scan it decoded to hash the page's images and to render it whole; a clip drawn from that is
+    resampled otherwise, so clips come from the source's second handle."""
+    path = pdfs.scan_pdf(tmp_path)
+    box = (90.0, 150.0, 240.0, 185.0)
+    with pdf_source() as source:
+        item = page_input(source.document(str(path))[0], "scan", path)
+        PageRenderer(150, 25_000_000)([PageState(input=item, source=source)])
+        ours = formula_crop(source.clip_page(item), box, 10.0, scanned=True)
+        drawn_before = formula_crop(source.page(item), box, 10.0, scanned=True)
+    with pymupdf.open(path) as fresh:
+        theirs = formula_crop(fresh[0], box, 10.0, scanned=True)
+    assert np.array_equal(ours, theirs)
+    assert not np.array_equal(drawn_before, theirs)  # what the clip would be from the handle that read and rendered
