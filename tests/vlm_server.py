@@ -8,9 +8,10 @@ second has passed), so that a test sees the most a client sends at once without 
 
 import base64
 import json
+import select
+import socket
 import struct
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -119,6 +120,11 @@ def _handler(server: VlmServer) -> type[BaseHTTPRequestHandler]:
             except (BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout test)
                 pass
 
+        def _client_waits(self, seconds: float) -> bool:
+            """Waits `seconds` unless the client hangs up first; whether it still waits for the reply."""
+            readable, _, _ = select.select([self.connection], [], [], seconds)
+            return not readable or self.connection.recv(1, socket.MSG_PEEK) != b""
+
         def _authorized(self) -> bool:
             if server.api_key and self.headers.get("Authorization") != f"Bearer {server.api_key}":
                 self._send(401, {"error": {"message": "invalid API key"}})
@@ -144,7 +150,8 @@ def _handler(server: VlmServer) -> type[BaseHTTPRequestHandler]:
             server.enter()
             try:
                 reply = server.reply_for(_read_request(body, self.headers.get("Authorization")))
-                time.sleep(reply.delay)
+                if not self._client_waits(reply.delay):  # a client that timed out has no request in flight
+                    return
                 if reply.status != 200:
                     echoed = f" (request had {self.headers.get('Authorization')})" if reply.echo_authorization else ""
                     self._send(reply.status, {"error": {"message": reply.text + echoed}})
