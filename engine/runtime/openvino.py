@@ -34,7 +34,8 @@ class OpenVinoModel:
         core = ov.Core()
         self.precision = "bf16" if self.bf16 and bf16_capable(core) else "f32"
         config = {"INFERENCE_NUM_THREADS": self.threads or cpu_cores(), "INFERENCE_PRECISION_HINT": self.precision,
-                  "PERFORMANCE_HINT": "LATENCY"}
+                  "PERFORMANCE_HINT": "LATENCY",
+                  "ENABLE_CPU_PINNING": False}  # pinned, every worker process's threads take the same first cores
         self.compiled = core.compile_model(core.read_model(str(self.path)), "CPU", config)
         self.input_name = self.compiled.inputs[0].get_any_name()
         self.output_names = [output.get_any_name() for output in self.compiled.outputs]
