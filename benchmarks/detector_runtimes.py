@@ -17,6 +17,7 @@ import openvino as ov
 from scan_orientation import scanned_pages
 
 from engine.config import PIPELINE_DEFAULTS
+from engine.geometry import iou
 from engine.ocr.detector import Detection, TextDetector
 from engine.ocr.models import find_ocr_models
 from engine.render import render_page, render_scale
@@ -27,12 +28,6 @@ from engine.runtime.openvino import OpenVinoModel, bf16_capable
 def cpu_seconds() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
-
-
-def iou(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
-    across = max(0, min(a[2], b[2]) - max(a[0], b[0])) * max(0, min(a[3], b[3]) - max(a[1], b[1]))
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - across
-    return across / union if union else 0.0
 
 
 def agreement(reference: list[list[Detection]], other: list[list[Detection]]) -> tuple[int, int]:

@@ -1,10 +1,11 @@
 """OpenVINO on CPU, in float32 or in bfloat16 where the CPU computes it natively (AVX512-BF16 or AMX).
 
-Measured on the bench's scanned pages (2-core AMD EPYC with AVX512-BF16, one thread, CPU time): PP-OCRv6's
-detector 1.61 s a page on ONNX Runtime, 1.21 s on OpenVINO float32 (the same lines), 0.73 s in bfloat16 (0.9 % of
-lines moved or lost: not used); the formula encoder 205 ms an image on ONNX Runtime, 171 in OpenVINO float32,
-92 in bfloat16 (dev's formulas: born-digital NED equal, scanned 0.213 -> 0.215). The text recognizer stays on
-ONNX Runtime int8 (30 ms a line against 50 on OpenVINO int8 and 38 in bfloat16).
+Measured on dev's scanned pages rendered at 150 dpi (2-core AMD EPYC with AVX512-BF16, one thread, CPU time;
+benchmarks/detector_runtimes.py): PP-OCRv6's detector 970 ms a page on ONNX Runtime, 825 ms on OpenVINO float32 (the
+same lines), 476 ms in bfloat16 (0.7 % of lines moved or lost, and a table on real/ with them: not used); the formula
+encoder 205 ms an image on ONNX Runtime, 171 in OpenVINO float32, 92 in bfloat16 (dev's formulas: born-digital NED
+equal, scanned 0.213 -> 0.215). The text recognizer stays on ONNX Runtime int8 (30 ms a line against 50 on OpenVINO
+int8 and 38 in bfloat16).
 """
 
 import threading
