@@ -34,8 +34,10 @@ SEARCH_CONFIG = "simple"
 SEARCH_VECTOR = f"to_tsvector('{SEARCH_CONFIG}'::regconfig, coalesce(text, ''))"
 
 
-def _one_of(column: str, values: Iterable[str]) -> str:
-    return f"{column} IN ({', '.join(repr(str(v)) for v in values)})"
+def _allowed(table: str, column: str, values: Iterable[str]) -> CheckConstraint:
+    """The check `<table>_<column>_valid` that keeps a vocabulary column inside its values."""
+    listed = ", ".join(repr(str(v)) for v in values)
+    return CheckConstraint(f"{column} IN ({listed})", name=f"{table}_{column}_valid")
 
 
 class Base(DeclarativeBase):
@@ -46,7 +48,7 @@ class Document(Base):
     """One distinct file, by the sha256 of its bytes."""
 
     __tablename__ = "documents"
-    __table_args__ = (CheckConstraint(_one_of("status", DocumentStatus), name="documents_status_valid"),)
+    __table_args__ = (_allowed("documents", "status", DocumentStatus),)
 
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     sha256: Mapped[str] = mapped_column(String(64), unique=True)
@@ -91,7 +93,7 @@ class Page(Base):
     __tablename__ = "pages"
     __table_args__ = (
         UniqueConstraint("document_id", "page_no", name="pages_document_page_key"),
-        CheckConstraint(_one_of("status", PageStatus), name="pages_status_valid"),
+        _allowed("pages", "status", PageStatus),
         CheckConstraint("page_no >= 1", name="pages_page_no_positive"),
     )
 
@@ -149,8 +151,8 @@ class Block(Base):
 
     __tablename__ = "blocks"
     __table_args__ = (
+        _allowed("blocks", "type", BLOCK_TYPES),
         UniqueConstraint("page_id", "reading_order", name="blocks_page_order_key"),
-        CheckConstraint(_one_of("type", BLOCK_TYPES), name="blocks_type_valid"),
         CheckConstraint("confidence IS NULL OR confidence BETWEEN 0 AND 1", name="blocks_confidence_range"),
         CheckConstraint("x0 <= x1 AND y0 <= y1", name="blocks_bbox_ordered"),
         Index("ix_blocks_search", "search", postgresql_using="gin"),
