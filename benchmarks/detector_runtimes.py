@@ -1,9 +1,10 @@
 """The text detector on CPU under each runtime: CPU time per page and how far its lines agree with ONNX Runtime's.
 
 Every scanned page of the splits is rendered as the OCR stage renders it and its lines are detected by
-PP-OCRv6's detector run by ONNX Runtime in float32 (what folio ran before), OpenVINO in float32 and OpenVINO in
-bfloat16 (where the CPU computes it), each on `--threads` threads. A line agrees when the other runtime found a
-line whose box overlaps it by IoU > 0.9.
+PP-OCRv6's detector run by ONNX Runtime in float32 (what folio ran before), OpenVINO in float32 compiled for any
+shape, OpenVINO in float32 compiled for each page size (what folio runs: a smaller peak, its compiling counted here)
+and OpenVINO in bfloat16 (where the CPU computes it), each on `--threads` threads. A line agrees when the other
+runtime found a line whose box overlaps it by IoU > 0.9. Peak memory: benchmarks/memory.py.
 
     .venv/bin/python benchmarks/detector_runtimes.py [--split ../shared/bench/dev --split ../shared/bench/real]
 """
@@ -51,7 +52,8 @@ def main() -> None:
             images.append(render_page(page, scale))
     path = find_ocr_models(config.ocr_model_dir).det
     runtimes = {"ONNX Runtime f32": OnnxModel(path, "cpu", args.threads, arena=False),
-                "OpenVINO f32": OpenVinoModel(path, args.threads, bf16=False)}
+                "OpenVINO f32": OpenVinoModel(path, args.threads, bf16=False),
+                "OpenVINO f32, compiled per shape": OpenVinoModel(path, args.threads, bf16=False, static_shapes=True)}
     if bf16_capable(ov.Core()):
         runtimes["OpenVINO bf16"] = OpenVinoModel(path, args.threads, bf16=True)
     print(f"{len(images)} scanned pages, {args.threads} thread(s); bf16: {'OpenVINO bf16' in runtimes}")

@@ -46,12 +46,21 @@ def test_bf16_only_where_the_cpu_computes_it(monkeypatch: pytest.MonkeyPatch):
     assert OpenVinoModel(find_ocr_models().det, 1, bf16=True).precision == "f32"
 
 
-def test_the_detector_runs_on_openvino_on_cpu_and_on_onnx_runtime_without_it(monkeypatch: pytest.MonkeyPatch):
+def test_the_detector_runs_on_openvino_per_page_size_and_on_onnx_runtime_without_it(monkeypatch: pytest.MonkeyPatch):
     path = find_ocr_models().det
     detector = load_text_detector(path, "cpu", None, 1)
-    assert isinstance(detector.model, OpenVinoModel) and detector.max_batch == 1
+    assert isinstance(detector.model, OpenVinoModel) and detector.max_batch == 1 and detector.model.static_shapes
     real_find_spec = select.find_spec
     monkeypatch.setattr(select, "find_spec", lambda name: None if name == "openvino" else real_find_spec(name))
     detector = load_text_detector(path, "cpu", None, 1)
     assert isinstance(detector.model, OnnxModel) and detector.max_batch == 1
     assert "openvino is not installed" in detector.model.why
+
+
+def test_compiled_per_shape_gives_the_maps_of_the_graph_for_any_shape(page: np.ndarray):
+    path = find_ocr_models().det
+    any_shape, per_shape = OpenVinoModel(path, 1, bf16=False), OpenVinoModel(path, 1, bf16=False, static_shapes=True)
+    taller = np.concatenate([page, page], axis=2)
+    for image in (page, taller, page):
+        np.testing.assert_allclose(per_shape(image), any_shape(image), atol=1e-4)
+    assert "compiled for each input shape" in per_shape.why
