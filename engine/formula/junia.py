@@ -19,6 +19,9 @@ from engine.runtime.onnx import OnnxModel
 from engine.runtime.select import onnx_or_openvino
 
 MAX_TOKENS = 256
+# images encoded at once: each takes ~37 MB of attention maps in the encoder (1,024 patches, 8 heads), while the
+# decoder's state is ~8 MB an image, so a batch is encoded in parts and decoded whole
+ENCODE_BATCH = 4
 
 
 def default_assets() -> Path:
@@ -85,8 +88,9 @@ class JuniaFormulaModel:
 
         Rows that finish leave the batch, so long formulas do not keep short ones computing.
         """
-        encoded = self.encoder.run({"images": images}, release=True)
-        state = dict(zip(self.encoder.output_names, encoded))
+        encoded = [self.encoder.run({"images": images[start:start + ENCODE_BATCH]}, release=True)
+                   for start in range(0, len(images), ENCODE_BATCH)]
+        state = {name: np.concatenate(parts) for name, parts in zip(self.encoder.output_names, zip(*encoded))}
         probabilities = state.pop("probs")  # the rest: each layer's cross and cached keys and values, batch first
         count = len(images)
         active = np.arange(count)

@@ -7,7 +7,7 @@ import pytest
 
 from engine.formula import find_formula_model, load_formula_model
 from engine.formula.decoding import RepetitionGuard
-from engine.formula.junia import JuniaFormulaModel
+from engine.formula.junia import ENCODE_BATCH, JuniaFormulaModel
 from engine.render import render_page
 from engine.stages.formulas import balance_groups, flatten_paper, strip_math_wrapper
 from validation.gate import braces_balanced, environments_balanced
@@ -75,6 +75,8 @@ def test_batches_give_the_same_answers_as_single_crops(model: JuniaFormulaModel,
     wide = np.pad(equation, ((10, 10), (40, 40), (0, 0)), constant_values=255)
     single = [model([crop])[0][0] for crop in (equation, wide)]
     assert [latex for latex, _ in model([equation, wide])] == single
+    pairs = ENCODE_BATCH // 2 + 1  # a batch the encoder takes in parts
+    assert [latex for latex, _ in model([equation, wide] * pairs)] == single * pairs
 
 
 def test_scanned_crops_get_white_paper_and_black_ink():
