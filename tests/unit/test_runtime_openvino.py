@@ -29,9 +29,10 @@ def test_float32_maps_equal_onnx_runtime_s(page: np.ndarray):
     np.testing.assert_allclose(model(page), expected, atol=1e-4)
 
 
-def test_calls_from_several_threads_give_each_its_own_answer(page: np.ndarray):
-    model = OpenVinoModel(find_ocr_models().det, 1, bf16=False)
-    blank = np.zeros_like(page)
+@pytest.mark.parametrize("static_shapes", [False, True])
+def test_calls_from_several_threads_give_each_its_own_answer(page: np.ndarray, static_shapes: bool):
+    model = OpenVinoModel(find_ocr_models().det, 1, bf16=False, static_shapes=static_shapes)
+    blank = np.zeros_like(np.concatenate([page, page], axis=2))  # of another shape
     expected = {0: model(page), 1: model(blank)}
     with ThreadPoolExecutor(4) as pool:
         answers = list(pool.map(lambda i: (i % 2, model(page if i % 2 == 0 else blank)), range(16)))
