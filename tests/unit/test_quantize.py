@@ -1,11 +1,13 @@
-"""int8 variants of ONNX models: made once, cached by the source's hash, close to the float model."""
+"""int8 variants of ONNX models: made once, cached by the source's hash, close to the float model (with 7-bit
+weights where the CPU's int8 kernels would saturate)."""
 
 import numpy as np
 import onnx
+import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from engine.ocr.recognizer import calibration_inputs
-from engine.runtime import OnnxModel
+from engine.runtime import OnnxModel, quantize
 from engine.runtime.quantize import int8_variant
 
 
@@ -33,6 +35,19 @@ def test_the_int8_variant_is_made_once_and_reads_like_the_float_model(tmp_path):
     x = inputs[0]
     exact, quantized = OnnxModel(source, "cpu")(x), OnnxModel(variant, "cpu")(x)
     assert np.abs(quantized - exact).max() < 0.05 * np.abs(exact).max()
+
+
+@pytest.mark.parametrize("saturates", [False, True])
+def test_weights_take_7_bits_only_where_int8_kernels_saturate(tmp_path, monkeypatch: pytest.MonkeyPatch,
+                                                                saturates: bool):
+    monkeypatch.setattr(quantize, "int8_saturates", lambda: saturates)
+    source = conv_model(tmp_path / "conv.onnx")
+    inputs = list(calibration_inputs())[:12]
+    variant = quantize.int8_variant(source, tmp_path / "cache", lambda: iter(inputs))
+    assert variant.name.endswith("-w7.onnx") == saturates
+    if saturates:  # 7-bit weights read like the float model on any CPU
+        exact, quantized = OnnxModel(source, "cpu")(inputs[0]), OnnxModel(variant, "cpu")(inputs[0])
+        assert np.abs(quantized - exact).max() < 0.05 * np.abs(exact).max()
 
 
 def test_nodes_named_to_keep_float_stay_float(tmp_path):
