@@ -151,8 +151,8 @@ class Block(Base):
 
     __tablename__ = "blocks"
     __table_args__ = (
-        _allowed("blocks", "type", BLOCK_TYPES),
         UniqueConstraint("page_id", "reading_order", name="blocks_page_order_key"),
+        _allowed("blocks", "type", BLOCK_TYPES),
         CheckConstraint("confidence IS NULL OR confidence BETWEEN 0 AND 1", name="blocks_confidence_range"),
         CheckConstraint("x0 <= x1 AND y0 <= y1", name="blocks_bbox_ordered"),
         Index("ix_blocks_search", "search", postgresql_using="gin"),
