@@ -23,6 +23,12 @@ def conv_model(path):
     return path
 
 
+def reads_like_float(source, variant, x: np.ndarray) -> bool:
+    """Whether the variant's output is within 5 % of the float model's largest output."""
+    exact, quantized = OnnxModel(source, "cpu")(x), OnnxModel(variant, "cpu")(x)
+    return bool(np.abs(quantized - exact).max() < 0.05 * np.abs(exact).max())
+
+
 def test_the_int8_variant_is_made_once_and_reads_like_the_float_model(tmp_path):
     source = conv_model(tmp_path / "conv.onnx")
     inputs = list(calibration_inputs())[:12]
@@ -32,9 +38,7 @@ def test_the_int8_variant_is_made_once_and_reads_like_the_float_model(tmp_path):
     assert int8_variant(source, tmp_path / "cache", lambda: iter(())) == variant  # cached: no calibration needed
     assert variant.stat().st_mtime_ns == made
     assert any(node.op_type == "QuantizeLinear" for node in onnx.load(str(variant)).graph.node)
-    x = inputs[0]
-    exact, quantized = OnnxModel(source, "cpu")(x), OnnxModel(variant, "cpu")(x)
-    assert np.abs(quantized - exact).max() < 0.05 * np.abs(exact).max()
+    assert reads_like_float(source, variant, inputs[0])
 
 
 @pytest.mark.parametrize("saturates", [False, True])
@@ -43,11 +47,10 @@ def test_weights_take_7_bits_only_where_int8_kernels_saturate(tmp_path, monkeypa
     monkeypatch.setattr(quantize, "int8_saturates", lambda: saturates)
     source = conv_model(tmp_path / "conv.onnx")
     inputs = list(calibration_inputs())[:12]
-    variant = quantize.int8_variant(source, tmp_path / "cache", lambda: iter(inputs))
+    variant = int8_variant(source, tmp_path / "cache", lambda: iter(inputs))
     assert variant.name.endswith("-w7.onnx") == saturates
     if saturates:  # 7-bit weights read like the float model on any CPU
-        exact, quantized = OnnxModel(source, "cpu")(inputs[0]), OnnxModel(variant, "cpu")(inputs[0])
-        assert np.abs(quantized - exact).max() < 0.05 * np.abs(exact).max()
+        assert reads_like_float(source, variant, inputs[0])
 
 
 def test_nodes_named_to_keep_float_stay_float(tmp_path):

@@ -21,6 +21,12 @@ def page() -> np.ndarray:
     return normalize(image)[None]
 
 
+@pytest.fixture(scope="module")
+def taller(page: np.ndarray) -> np.ndarray:
+    """The page twice, one under the other: an input of another shape."""
+    return np.concatenate([page, page], axis=2)
+
+
 def test_float32_maps_equal_onnx_runtime_s(page: np.ndarray):
     path = find_ocr_models().det
     expected = OnnxModel(path, "cpu", 1)(page)
@@ -30,9 +36,10 @@ def test_float32_maps_equal_onnx_runtime_s(page: np.ndarray):
 
 
 @pytest.mark.parametrize("static_shapes", [False, True])
-def test_calls_from_several_threads_give_each_its_own_answer(page: np.ndarray, static_shapes: bool):
+def test_calls_from_several_threads_give_each_its_own_answer(page: np.ndarray, taller: np.ndarray,
+                                                            static_shapes: bool):
     model = OpenVinoModel(find_ocr_models().det, 1, bf16=False, static_shapes=static_shapes)
-    blank = np.zeros_like(np.concatenate([page, page], axis=2))  # of another shape
+    blank = np.zeros_like(taller)
     expected = {0: model(page), 1: model(blank)}
     with ThreadPoolExecutor(4) as pool:
         answers = list(pool.map(lambda i: (i % 2, model(page if i % 2 == 0 else blank)), range(16)))
@@ -58,10 +65,9 @@ def test_the_detector_runs_on_openvino_per_page_size_and_on_onnx_runtime_without
     assert "openvino is not installed" in detector.model.why
 
 
-def test_compiled_per_shape_gives_the_maps_of_the_graph_for_any_shape(page: np.ndarray):
+def test_compiled_per_shape_gives_the_maps_of_the_graph_for_any_shape(page: np.ndarray, taller: np.ndarray):
     path = find_ocr_models().det
     any_shape, per_shape = OpenVinoModel(path, 1, bf16=False), OpenVinoModel(path, 1, bf16=False, static_shapes=True)
-    taller = np.concatenate([page, page], axis=2)
     for image in (page, taller, page):
         np.testing.assert_allclose(per_shape(image), any_shape(image), atol=1e-4)
     assert "compiled for each input shape" in per_shape.why
