@@ -40,19 +40,25 @@ def _allowed(table: str, column: str, values: Iterable[str]) -> CheckConstraint:
     return CheckConstraint(f"{column} IN ({listed})", name=f"{table}_{column}_valid")
 
 
+def _fraction(table: str, column: str) -> CheckConstraint:
+    """The check `<table>_<column>_range`: the column is empty or between 0 and 1."""
+    return CheckConstraint(f"{column} IS NULL OR {column} BETWEEN 0 AND 1", name=f"{table}_{column}_range")
+
+
 class Base(DeclarativeBase):
-    pass
+    """Every table's base. A rule on one column is declared with the column, a rule on several in the table's
+    `__table_args__`."""
 
 
 class Document(Base):
     """One distinct file, by the sha256 of its bytes."""
 
     __tablename__ = "documents"
-    __table_args__ = (_allowed("documents", "status", DocumentStatus),)
 
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     sha256: Mapped[str] = mapped_column(String(64), unique=True)
-    status: Mapped[str] = mapped_column(String(16), default=DocumentStatus.PENDING, index=True)
+    status: Mapped[str] = mapped_column(String(16), _allowed("documents", "status", DocumentStatus),
+                                        default=DocumentStatus.PENDING, index=True)
     error: Mapped[str | None] = mapped_column(Text)
     page_count: Mapped[int | None] = mapped_column(Integer)
     size_bytes: Mapped[int] = mapped_column(BigInteger)
@@ -91,22 +97,18 @@ class Page(Base):
     """One page of a document and how it was read."""
 
     __tablename__ = "pages"
-    __table_args__ = (
-        UniqueConstraint("document_id", "page_no", name="pages_document_page_key"),
-        _allowed("pages", "status", PageStatus),
-        CheckConstraint("page_no >= 1", name="pages_page_no_positive"),
-    )
+    __table_args__ = (UniqueConstraint("document_id", "page_no", name="pages_document_page_key"),)
 
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     document_id: Mapped[int] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"))
-    page_no: Mapped[int] = mapped_column(Integer)
+    page_no: Mapped[int] = mapped_column(Integer, CheckConstraint("page_no >= 1", name="pages_page_no_positive"))
     width: Mapped[float | None] = mapped_column(Float)  # None only for a page that failed to load
     height: Mapped[float | None] = mapped_column(Float)
     text_layer: Mapped[bool | None] = mapped_column(Boolean)
     # the text layer's verdict (trusted/untrusted), its reason and measures (engine/layer_trust.py)
     text_layer_trust: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     fingerprint: Mapped[str | None] = mapped_column(String(64), index=True)
-    status: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(16), _allowed("pages", "status", PageStatus))
     error: Mapped[str | None] = mapped_column(Text)
     engine_version: Mapped[str | None] = mapped_column(Text)  # "0.3.1+<12 hex>", "vlm:<model>:<format>:0.3.1+<12 hex>"
     parse_seconds: Mapped[float | None] = mapped_column(Float)
@@ -152,8 +154,6 @@ class Block(Base):
     __tablename__ = "blocks"
     __table_args__ = (
         UniqueConstraint("page_id", "reading_order", name="blocks_page_order_key"),
-        _allowed("blocks", "type", BLOCK_TYPES),
-        CheckConstraint("confidence IS NULL OR confidence BETWEEN 0 AND 1", name="blocks_confidence_range"),
         CheckConstraint("x0 <= x1 AND y0 <= y1", name="blocks_bbox_ordered"),
         Index("ix_blocks_search", "search", postgresql_using="gin"),
     )
@@ -161,13 +161,13 @@ class Block(Base):
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     page_id: Mapped[int] = mapped_column(ForeignKey("pages.id", ondelete="CASCADE"))
     reading_order: Mapped[int] = mapped_column(Integer)
-    type: Mapped[str] = mapped_column(String(16))
+    type: Mapped[str] = mapped_column(String(16), _allowed("blocks", "type", BLOCK_TYPES))
     x0: Mapped[float] = mapped_column(Float)
     y0: Mapped[float] = mapped_column(Float)
     x1: Mapped[float] = mapped_column(Float)
     y1: Mapped[float] = mapped_column(Float)
     text: Mapped[str] = mapped_column(Text, default="")
-    confidence: Mapped[float | None] = mapped_column(Float)
+    confidence: Mapped[float | None] = mapped_column(Float, _fraction("blocks", "confidence"))
     # kept in step with `text` by PostgreSQL itself; 'simple': words as written, no stemming (any language)
     search: Mapped[Any] = mapped_column(TSVECTOR, Computed(SEARCH_VECTOR, persisted=True), deferred=True)
 
@@ -218,15 +218,12 @@ class Formula(Base):
     """The LaTeX of a display-formula block."""
 
     __tablename__ = "formulas"
-    __table_args__ = (
-        CheckConstraint("confidence IS NULL OR confidence BETWEEN 0 AND 1", name="formulas_confidence_range"),
-    )
 
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     block_id: Mapped[int] = mapped_column(ForeignKey("blocks.id", ondelete="CASCADE"), unique=True)
     latex: Mapped[str] = mapped_column(Text)
     display: Mapped[bool] = mapped_column(Boolean, default=True)
-    confidence: Mapped[float | None] = mapped_column(Float)
+    confidence: Mapped[float | None] = mapped_column(Float, _fraction("formulas", "confidence"))
 
     block: Mapped[Block] = relationship(back_populates="formula")
 

@@ -1,6 +1,6 @@
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import inspect
+from sqlalchemy import CheckConstraint, inspect
 
 from db.migrate import current_revision, downgrade, head_revision, upgrade
 from db.models import Base
@@ -26,3 +26,14 @@ def test_migrations_match_the_models(database):
     with database.connect() as connection:
         differences = compare_metadata(MigrationContext.configure(connection), Base.metadata)
     assert differences == []
+
+
+def test_migrations_make_the_models_checks(database):
+    """Alembic's comparison leaves check constraints out: the migrated tables hold, by name, the checks the models
+    declare on their tables and on their columns."""
+    inspector = inspect(database)
+    for table in Base.metadata.sorted_tables:
+        declared = {constraint.name for constraint in table.constraints if isinstance(constraint, CheckConstraint)}
+        declared |= {constraint.name for column in table.columns for constraint in column.constraints
+                     if isinstance(constraint, CheckConstraint)}
+        assert {check["name"] for check in inspector.get_check_constraints(table.name)} == declared, table.name
