@@ -1,10 +1,11 @@
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import CheckConstraint, inspect
+from sqlalchemy import inspect
 
 from db.migrate import current_revision, downgrade, head_revision, upgrade
 from db.models import Base
 from folio.database import database as configured_database
+from tests.schema import declared_checks
 
 TABLES = {"documents", "document_sources", "pages", "page_issues", "blocks", "tables", "table_cells", "formulas",
           "runs"}
@@ -33,7 +34,5 @@ def test_migrations_make_the_models_checks(database):
     declare on their tables and on their columns."""
     inspector = inspect(database)
     for table in Base.metadata.sorted_tables:
-        declared = {constraint.name for constraint in table.constraints if isinstance(constraint, CheckConstraint)}
-        declared |= {constraint.name for column in table.columns for constraint in column.constraints
-                     if isinstance(constraint, CheckConstraint)}
+        declared = {constraint.name for constraint in declared_checks(table)}
         assert {check["name"] for check in inspector.get_check_constraints(table.name)} == declared, table.name

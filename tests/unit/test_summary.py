@@ -1,8 +1,6 @@
 """A run's summary for people: short lines, the failed and quarantined files by name with why, then a count; the
 artifact's table from the same figures."""
 
-from sqlalchemy import CheckConstraint
-
 from db.models import Document, Page, Run
 from db.statuses import FileOutcome, RunStatus
 from folio.run_summary import (
@@ -14,6 +12,7 @@ from folio.run_summary import (
     summary_lines,
     summary_table,
 )
+from tests.schema import declared_checks
 
 
 def test_failed_and_quarantined_files_are_named_then_counted():
@@ -74,7 +73,7 @@ def test_the_counts_a_run_keeps_are_columns_of_runs_and_statuses_are_their_store
     assert set(summary.stored_counts()) <= columns
     assert {name for name in columns if name.startswith("documents_")} == {f"documents_{o}" for o in FileOutcome}
     constraints = {str(check.sqltext) for table in (Document.__table__, Page.__table__)
-                   for check in table.constraints if isinstance(check, CheckConstraint)}
+                   for check in declared_checks(table)}
     assert "status IN ('pending', 'processing', 'done', 'failed', 'quarantined')" in constraints
     assert "status IN ('done', 'failed', 'quarantined')" in constraints
     assert [str(status) for status in RunStatus] == ["running", "completed", "failed", "crashed"]
