@@ -6,21 +6,21 @@ from contextlib import contextmanager
 from sqlalchemy import Engine, create_engine
 from sqlalchemy.orm import Session, sessionmaker
 
-_engines: dict[str, Engine] = {}
+_pools: dict[str, Engine] = {}
 
 
-def get_engine(url: str) -> Engine:
-    """One pooled engine per SQLAlchemy database URL in this process."""
-    if url not in _engines:
-        _engines[url] = create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
-    return _engines[url]
+def pooled_database(url: str) -> Engine:
+    """One pooled handle per SQLAlchemy database URL in this process."""
+    if url not in _pools:
+        _pools[url] = create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
+    return _pools[url]
 
 
-def dispose_engines() -> None:
+def dispose_databases() -> None:
     """Close every pooled connection (before the embedded server stops, or in tests)."""
-    for database in _engines.values():
+    for database in _pools.values():
         database.dispose()
-    _engines.clear()
+    _pools.clear()
 
 
 @contextmanager

@@ -6,7 +6,7 @@ from db.passwords import passfile, password
 from db.query import read_only_query
 from db.roles import READER
 from db.server import sqlalchemy_url, start_embedded
-from db.session import get_engine
+from db.session import pooled_database
 from folio.settings import Settings, get_settings
 
 
@@ -20,7 +20,7 @@ def database_url(settings: Settings | None = None) -> str:
 
 def database(settings: Settings | None = None) -> Engine:
     """The pooled handle of the configured database."""
-    return get_engine(database_url(settings))
+    return pooled_database(database_url(settings))
 
 
 def analyst_query(query: str, limit: int | None, settings: Settings | None = None) -> tuple[list[str], list[tuple]]:

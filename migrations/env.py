@@ -14,10 +14,10 @@ def run_migrations_online() -> None:
     if connection is not None:
         _run(connection)
         return
-    engine = create_engine(config.get_main_option("sqlalchemy.url"))
-    with engine.connect() as connection:
+    database = create_engine(config.get_main_option("sqlalchemy.url"))
+    with database.connect() as connection:
         _run(connection)
-    engine.dispose()
+    database.dispose()
 
 
 def _run(connection) -> None:

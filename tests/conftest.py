@@ -24,7 +24,7 @@ os.environ.setdefault("FOLIO_ENGINE_CACHE", str(_SESSION_DIR / "engines"))
 
 from db.migrate import upgrade  # noqa: E402
 from db.server import libpq_url, start_embedded  # noqa: E402
-from db.session import dispose_engines  # noqa: E402
+from db.session import dispose_databases  # noqa: E402
 from engine.page_source import PageSource  # noqa: E402
 from folio.database import database as configured_database  # noqa: E402
 from folio.settings import get_settings  # noqa: E402
@@ -55,7 +55,7 @@ def new_database_url(server_url: str) -> Iterator[Callable[[], str]]:
         return make_url(admin).set(database=name).render_as_string(hide_password=False)
 
     yield make
-    dispose_engines()
+    dispose_databases()
     with psycopg.connect(admin, autocommit=True) as connection:
         for name in names:
             connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
@@ -74,9 +74,9 @@ def empty_database(new_database_url: Callable[[], str], monkeypatch: pytest.Monk
 @pytest.fixture
 def database(empty_database: str) -> Engine:
     """A new database at the schema's head revision."""
-    engine = configured_database()
-    upgrade(engine)
-    return engine
+    migrated = configured_database()
+    upgrade(migrated)
+    return migrated
 
 
 @pytest.fixture

@@ -354,6 +354,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (Exception, KeyboardInterrupt) as error:
         return report(args.command, error, debugging(args.debug))
     finally:
-        from db.session import dispose_engines
+        from db.session import dispose_databases
 
-        dispose_engines()
+        dispose_databases()

@@ -205,8 +205,8 @@ def test_a_glyph_soup_text_layer_is_read_by_ocr_and_the_decision_is_stored(datab
                for row in report)
 
 
-def stored_blocks(engine: Engine) -> list[tuple]:
-    with engine.connect() as connection:
+def stored_blocks(database: Engine) -> list[tuple]:
+    with database.connect() as connection:
         return [tuple(row) for row in connection.execute(
             select(Document.first_source, Page.page_no, Block.reading_order, Block.type, Block.text, Block.x0,
                    Block.y0, Block.x1, Block.y1)

@@ -14,7 +14,7 @@ from db.migrate import upgrade
 from db.query import search_blocks
 from db.roles import grant_reader
 from db.server import libpq_url
-from db.session import dispose_engines
+from db.session import dispose_databases
 from flows.digitize import digitize
 from folio.annotate import COLOURS
 from folio.cli import main as cli
@@ -207,7 +207,7 @@ def test_sql_on_a_server_whose_owner_is_no_superuser(new_database_url, tmp_path:
                                                     'the CREATEROLE attribute and the ADMIN option on role '
                                                     '"folio_reader" may alter this role.)')
     finally:
-        dispose_engines()
+        dispose_databases()
         with psycopg.connect(libpq_url(admin_url), autocommit=True) as connection:
             connection.execute(f'REASSIGN OWNED BY "{owner}" TO CURRENT_USER')
             connection.execute(f'DROP OWNED BY "{owner}"')

