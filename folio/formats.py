@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from db.export import Render, json_body
+from db.statuses import PageStatus
 
 FURNITURE = frozenset({"header", "footer", "page_number"})
 _BULLET = re.compile(r"^\s*[•◦▪▫‣⁃●○■□·*–—-]\s*")
@@ -28,7 +29,7 @@ class Format:
 def _body_blocks(export: dict[str, Any]):
     """(page, block or None) in reading order, furniture left out; None stands for a page that was not read."""
     for page in export["pages"]:
-        if page["status"] != "done" and not page["blocks"]:
+        if page["status"] != PageStatus.DONE and not page["blocks"]:
             yield page, None
         for block in page["blocks"]:
             if block["type"] not in FURNITURE:

@@ -8,6 +8,7 @@ from importlib.resources import files
 from pathlib import Path
 
 from db.models import Block, Page
+from db.statuses import PageStatus
 from folio import __version__
 from folio.annotate import StoredDocument, annotate_page
 
@@ -69,7 +70,7 @@ def _page_section(stored: StoredDocument, page: Page, out: Path, dpi: int, numbe
              f'<a href="#page-{numbers[at + 1]}">page {numbers[at + 1]} &rarr;</a>' if at + 1 < len(numbers) else ""]
     parts = [f'<section id="page-{page.page_no}"><h2>Page {page.page_no} <small>{html.escape(page.status)}</small>'
              f'<span class="steps">{" ".join(step for step in steps if step)}</span></h2>']
-    if page.status == "done":
+    if page.status == PageStatus.DONE:
         image = annotate_page(stored, page.page_no, out / f"page-{page.page_no}.png", dpi)
         parts.append(f'<div class="page"><img src="{image.name}" alt="page {page.page_no}"><ol start="0">')
         for block in page.blocks:

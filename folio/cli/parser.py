@@ -7,6 +7,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import NoReturn
 
+from db.statuses import FINISHED
 from folio.cli.sql_output import FORMATS
 
 DOCUMENT_HELP = "the document: its sha256 (or its first 8+ characters) or a path it was seen at"
@@ -125,7 +126,7 @@ def build_parser() -> Parser:
         "folio reprocess --engine-version --since 2026-11-01",
         description="Parse finished documents again. Filters combine with AND; without --engine-version or "
                     "--force only failed and quarantined documents are chosen.")
-    reprocess.add_argument("--status", nargs="+", choices=("failed", "quarantined", "done"),
+    reprocess.add_argument("--status", nargs="+", choices=[str(status) for status in FINISHED],
                            help="documents with these statuses")
     reprocess.add_argument("--id", nargs="+", type=whole_number(1), metavar="ID", help="documents with these ids")
     reprocess.add_argument("--since", type=timestamp, metavar="DATE", help=SINCE_HELP)
