@@ -5,7 +5,7 @@ from uuid import UUID
 
 from prefect.artifacts import create_progress_artifact, create_table_artifact, update_progress_artifact
 
-from flows.progress import Step, tell
+from flows.progress import Stage, Step, tell
 from folio.run_summary import RunSummary, summary_table
 
 
@@ -17,13 +17,13 @@ class RunProgress:
     artifact_id: UUID | None = None
 
     def start(self) -> None:
-        tell(Step("parsing", 0, self.total_pages))
+        tell(Step(Stage.PARSING, 0, self.total_pages))
         self.artifact_id = create_progress_artifact(
             0.0 if self.total_pages else 100.0, key="run-progress",
             description=f"Pages stored of {self.total_pages} to parse")
 
     def advance(self, pages_done: int) -> None:
-        tell(Step("parsing", pages_done, self.total_pages))
+        tell(Step(Stage.PARSING, pages_done, self.total_pages))
         if self.artifact_id is not None:
             update_progress_artifact(self.artifact_id, 100.0 * pages_done / max(self.total_pages, 1))
 

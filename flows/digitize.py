@@ -12,7 +12,7 @@ from prefect.runtime import flow_run
 
 from db.store import Claim
 from flows.artifacts import RunProgress, publish_outcome
-from flows.progress import Step, tell
+from flows.progress import Stage, Step, tell
 from flows.runners import task_runner
 from folio.run_summary import FlaggedPage, QuarantinedPage, RunSummary
 from folio.settings import get_settings
@@ -69,7 +69,7 @@ def parse_and_finish(run_id: int, registered: list[Registered], batch_size: int,
         flagged.extend(report.flagged)
         log.info("progress: %d/%d pages", parsed + reused + failed, total_pages)
         progress.advance(parsed + reused + failed)
-    tell(Step("finishing"))
+    tell(Step(Stage.FINISHING))
     counts = PageCounts(parsed, reused, failed, len(quarantined), len(flagged), sum(page.blocks for page in flagged))
     summary = finish_task(run_id, registered, counts, errors, time.perf_counter() - started, claim)
     files = {item.document_id: item.file.uri for item in registered}
@@ -123,10 +123,10 @@ def digitize(source: str, batch_size: int | None = None, force: bool = False) ->
     claim = run_claim()
     run_id = open_run_task(source, claim.claimant)
     with heartbeat(run_id), failed_if_raising(run_id, started):
-        tell(Step("listing", detail=source))
+        tell(Step(Stage.LISTING, detail=source))
         files = discover(source)
         get_run_logger().info("%d PDF files listed in %s", len(files), source)
-        tell(Step("registering", 0, len(files)))
+        tell(Step(Stage.REGISTERING, 0, len(files)))
         registered = register(files, claim, force)
         return parse_and_finish(run_id, registered, batch_size or get_settings().batch_size, claim, started,
                                 reuse=not force)

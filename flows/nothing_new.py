@@ -9,7 +9,7 @@ from db.migrate import current_revision, head_revision
 from db.session import session_scope
 from db.statuses import Registration
 from db.store import mark_seen, sightings
-from flows.progress import Step, tell
+from flows.progress import Stage, Step, tell
 from folio.run_summary import RunSummary
 from runs.lifecycle import PageCounts, abandon_run, finish, open_run
 from runs.register import Registered, unchanged_files
@@ -33,7 +33,7 @@ def record_if_nothing_new(source: str, database: Engine) -> RunSummary | None:
     started = time.perf_counter()
     if prefect_server_configured() or current_revision(database) != head_revision():  # the flow migrates a schema
         return None
-    tell(Step("looking", detail=source))
+    tell(Step(Stage.LOOKING, detail=source))
     files = list_source(source)
     with session_scope(database) as session:
         unchanged = unchanged_files(files, sightings(session, [file.uri for file in files]))

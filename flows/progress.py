@@ -3,13 +3,26 @@
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Stage(StrEnum):
+    """What a run is doing, in the order a run does it."""
+
+    STARTING = "starting"  # starting Prefect's temporary server
+    LOOKING = "looking"  # checking whether any listed file is new or changed, before the flow starts
+    LISTING = "listing"
+    SELECTING = "selecting"  # choosing the documents to parse again
+    REGISTERING = "registering"
+    PARSING = "parsing"
+    FINISHING = "finishing"
 
 
 @dataclass(frozen=True)
 class Step:
-    """A stage of a run (listing, registering, parsing, finishing) and how far it is: done of total pages or files."""
+    """A stage of a run and how far it is: done of total pages or files."""
 
-    stage: str
+    stage: Stage
     done: int = 0
     total: int | None = None  # None: not counted
     detail: str = ""

@@ -6,7 +6,7 @@ from prefect import flow, get_run_logger
 
 from db.store import Selection
 from flows.digitize import failed_if_raising, parse_and_finish, run_claim
-from flows.progress import Step, tell
+from flows.progress import Stage, Step, tell
 from flows.runners import task_runner
 from folio.run_summary import RunSummary
 from folio.settings import get_settings
@@ -31,7 +31,7 @@ def reprocess(selection: Selection, batch_size: int | None = None) -> RunSummary
     claim = run_claim()
     run_id = open_run_task(f"reprocess: {selection.describe()}", claim.claimant)
     with heartbeat(run_id), failed_if_raising(run_id, started):
-        tell(Step("selecting", detail=selection.describe()))
+        tell(Step(Stage.SELECTING, detail=selection.describe()))
         document_ids = select_task(selection)
         get_run_logger().info("%d documents to parse again (%s)", len(document_ids), selection.describe())
         registered = reopen_task(document_ids, claim)

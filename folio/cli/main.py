@@ -67,10 +67,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def start_prefect() -> None:
     """Prefect's temporary server, unless PREFECT_API_URL names a server; the progress display says so."""
-    from flows.progress import Step, tell
+    from flows.progress import Stage, Step, tell
     from folio.cli.leftovers import start_temporary_server
 
-    tell(Step("starting"))
+    tell(Step(Stage.STARTING))
     start_temporary_server(get_settings().home_dir)
 
 

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, ProgressColumn, SpinnerColumn, Task, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from flows.progress import Step, watching
+from flows.progress import Stage, Step, watching
 
 PLAIN_EVERY_SECONDS = 10.0  # a plain progress line at most this often (the first and the last always)
 
@@ -18,14 +18,14 @@ PLAIN_EVERY_SECONDS = 10.0  # a plain progress line at most this often (the firs
 def describe(step: Step) -> str:
     """What the run is doing, in a few words."""
     return {
-        "starting": "starting Prefect",
-        "looking": f"looking for new or changed files in {step.detail}",
-        "listing": f"listing {step.detail}",
-        "selecting": f"choosing documents ({step.detail})",
-        "registering": f"registering {step.total} files",
-        "parsing": "parsing",
-        "finishing": "storing the summary",
-    }.get(step.stage, step.stage)
+        Stage.STARTING: "starting Prefect",
+        Stage.LOOKING: f"looking for new or changed files in {step.detail}",
+        Stage.LISTING: f"listing {step.detail}",
+        Stage.SELECTING: f"choosing documents ({step.detail})",
+        Stage.REGISTERING: f"registering {step.total} files",
+        Stage.PARSING: "parsing",
+        Stage.FINISHING: "storing the summary",
+    }[step.stage]
 
 
 def pages_rate_eta(done: int, total: int, seconds: float) -> str:
@@ -54,14 +54,14 @@ class TerminalProgress:
         self.progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), PagesColumn(),
                                  TimeElapsedColumn(), console=console, transient=True)
         self.task = self.progress.add_task("starting", total=None)
-        self.stage = ""
+        self.stage: Stage | None = None
 
     def __call__(self, step: Step) -> None:
-        if step.stage == "parsing" and self.stage != "parsing":  # the clock of the rate starts now
+        if step.stage is Stage.PARSING and self.stage is not Stage.PARSING:  # the clock of the rate starts now
             self.progress.reset(self.task, total=step.total, completed=step.done, description=describe(step))
         else:
             self.progress.update(self.task, description=describe(step),
-                                 completed=step.done if step.stage == "parsing" else None)
+                                 completed=step.done if step.stage is Stage.PARSING else None)
         self.stage = step.stage
 
 
@@ -69,15 +69,15 @@ class PlainProgress:
     """A line on stderr for each new stage, and one about pages at most every PLAIN_EVERY_SECONDS."""
 
     def __init__(self) -> None:
-        self.stage = ""
+        self.stage: Stage | None = None
         self.parsing_since = self.last_line = 0.0
 
     def __call__(self, step: Step) -> None:
         now = time.monotonic()
-        if step.stage != "parsing":
+        if step.stage is not Stage.PARSING:
             if step.stage != self.stage:
                 self.say(describe(step))
-        elif self.stage != "parsing":
+        elif self.stage is not Stage.PARSING:
             self.parsing_since = now
             self.say(f"parsing {step.total} pages")
         elif step.done == step.total or now - self.last_line >= PLAIN_EVERY_SECONDS:
