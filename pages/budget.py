@@ -58,7 +58,9 @@ class TimeLimit:
 
     An exception raised from outside can land where Python ignores it (a weakref callback, a __del__), so
     it is raised again every RETRY seconds until the block ends; and a block that ends after its time ends
-    with OutOfTime even if it finished its work.
+    with OutOfTime even if it finished its work. It can also land in Python code that native code called
+    (PyMuPDF's reading a Rect): the native function then fails with a SystemError caused by OutOfTime, and the
+    block ends with OutOfTime all the same.
     """
 
     RETRY = 0.5
@@ -92,8 +94,20 @@ class TimeLimit:
             fired = self._fired
         if fired:
             _raise_in(self._thread, None)  # withdrawn if it has not been raised yet
-            if kind is None:
-                raise OutOfTime
+            if error is None or (not isinstance(error, OutOfTime) and _caused_by_time(error)):
+                raise OutOfTime from error
+
+
+def _caused_by_time(error: BaseException) -> bool:
+    """Whether an OutOfTime is among the causes of `error`."""
+    seen: set[int] = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, OutOfTime):
+            return True
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return False
 
 
 def _raise_in(thread: int, error: type[BaseException] | None) -> None:

@@ -30,6 +30,23 @@ def test_a_block_that_ends_after_its_time_is_out_of_time_even_if_nothing_interru
             time.sleep(0.3)  # native code: the interruption waits for it to return
 
 
+def test_time_running_out_inside_python_code_that_native_code_called_is_out_of_time():
+    """Native code that calls Python code (PyMuPDF reading a Rect) and returns with the interruption still set
+    fails with a SystemError caused by it, as CPython's check of a function's result makes it."""
+    with pytest.raises(OutOfTime) as raised:
+        with TimeLimit(0.05):
+            try:
+                while True:
+                    pass
+            except OutOfTime as interruption:
+                raise SystemError("<built-in function util_transform_rect> returned a result with an exception "
+                                  "set") from interruption
+    assert isinstance(raised.value.__cause__, SystemError)
+    with pytest.raises(SystemError):  # a failure of its own within the time stays what it is
+        with TimeLimit(5):
+            raise SystemError("a library's own fault")
+
+
 def test_a_page_over_its_budget_says_which_and_where_to_change_it():
     budget = PageBudget(text_objects=100, characters=1000, drawings=10, seconds=5)
     budget.check(100, 1000, 10)
