@@ -9,8 +9,8 @@ from enum import StrEnum
 class Stage(StrEnum):
     """What a run is doing, in the order a run does it."""
 
-    STARTING = "starting"  # starting Prefect's temporary server
     LOOKING = "looking"  # checking whether any listed file is new or changed, before the flow starts
+    STARTING = "starting"  # starting Prefect's temporary server
     LISTING = "listing"
     SELECTING = "selecting"  # choosing the documents to parse again
     REGISTERING = "registering"

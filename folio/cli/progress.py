@@ -18,8 +18,8 @@ PLAIN_EVERY_SECONDS = 10.0  # a plain progress line at most this often (the firs
 def describe(step: Step) -> str:
     """What the run is doing, in a few words."""
     return {
-        Stage.STARTING: "starting Prefect",
         Stage.LOOKING: f"looking for new or changed files in {step.detail}",
+        Stage.STARTING: "starting Prefect",
         Stage.LISTING: f"listing {step.detail}",
         Stage.SELECTING: f"choosing documents ({step.detail})",
         Stage.REGISTERING: f"registering {step.total} files",
