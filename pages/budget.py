@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from types import TracebackType
 
 from folio.settings import get_settings
+from sources.causes import causes
 
 
 class OverBudget(Exception):
@@ -94,20 +95,9 @@ class TimeLimit:
             fired = self._fired
         if fired:
             _raise_in(self._thread, None)  # withdrawn if it has not been raised yet
-            if error is None or (not isinstance(error, OutOfTime) and _caused_by_time(error)):
+            if error is None or (not isinstance(error, OutOfTime)
+                                 and any(isinstance(cause, OutOfTime) for cause in causes(error))):
                 raise OutOfTime from error
-
-
-def _caused_by_time(error: BaseException) -> bool:
-    """Whether an OutOfTime is among the causes of `error`."""
-    seen: set[int] = set()
-    cause: BaseException | None = error
-    while cause is not None and id(cause) not in seen:
-        if isinstance(cause, OutOfTime):
-            return True
-        seen.add(id(cause))
-        cause = cause.__cause__ or cause.__context__
-    return False
 
 
 def _raise_in(thread: int, error: type[BaseException] | None) -> None:

@@ -2,9 +2,9 @@
 later try may not meet (transient: retried)."""
 
 import errno
-from collections.abc import Iterator
 
 from pages.budget import OutOfTime, OverBudget
+from sources.causes import causes
 
 
 class BadDocument(Exception):
@@ -60,16 +60,7 @@ _BOTOCORE_TRANSIENT = {"EndpointConnectionError", "ConnectTimeoutError", "ReadTi
 
 def is_transient(error: BaseException) -> bool:
     """Whether the error, or one it was raised from, is one that a later try may not meet."""
-    return any(_transient(link) for link in _chain(error))
-
-
-def _chain(error: BaseException) -> Iterator[BaseException]:
-    seen: set[int] = set()
-    current: BaseException | None = error
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        yield current
-        current = current.__cause__ or current.__context__
+    return any(_transient(link) for link in causes(error))
 
 
 def _transient(error: BaseException) -> bool:
