@@ -15,14 +15,17 @@ BROWSER_PACKAGES := chromium chromium-driver
 # script; kor, rus, ara, hin read Hangul, Cyrillic, Arabic and Devanagari (about 11 MB of packages in all).
 OCR_PACKAGES := tesseract-ocr tesseract-ocr-osd tesseract-ocr-eng tesseract-ocr-kor tesseract-ocr-rus \
 	tesseract-ocr-ara tesseract-ocr-hin
+# The formula tests and benchmarks/tex_math.py set formulas with pdfLaTeX (Computer Modern, Latin Modern, txfonts):
+# real TeX output whose glyphs folio reads LaTeX back from.
+TEX_PACKAGES := texlive-latex-base texlive-latex-recommended texlive-fonts-recommended
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test setup ocr-packages
+.PHONY: demo test setup ocr-packages tex-packages
 
 demo: $(STAMP) ocr-packages
 	$(BIN)/folio demo
 
-test: $(STAMP) /usr/bin/chromedriver ocr-packages
+test: $(STAMP) /usr/bin/chromedriver ocr-packages tex-packages
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
@@ -34,6 +37,10 @@ setup: $(STAMP)
 ocr-packages:
 	@dpkg -s $(OCR_PACKAGES) >/dev/null 2>&1 || $(SUDO) apt-get install -y -q $(OCR_PACKAGES) \
 		|| ($(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q $(OCR_PACKAGES))
+
+tex-packages:
+	@dpkg -s $(TEX_PACKAGES) >/dev/null 2>&1 || $(SUDO) apt-get install -y -q $(TEX_PACKAGES) \
+		|| ($(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q $(TEX_PACKAGES))
 
 $(STAMP): pyproject.toml Makefile
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "folio needs Python 3.11 or newer")'

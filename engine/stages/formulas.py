@@ -7,6 +7,8 @@ import numpy as np
 
 from engine.formula import FormulaModel
 from engine.formula.crops import ends_with_number, flatten_paper, formula_crop, page_skew
+from engine.formula.glyph_layout import formula_latex
+from engine.formula.layer_glyphs import formula_parts, page_glyphs
 from engine.formula.styles import canonical_latex
 from engine.orientation import displayed_box
 from engine.stages.classify import body_size
@@ -15,6 +17,7 @@ from engine.types import Block, Formula, PageState
 __all__ = ["FormulaStage", "balance_groups", "flatten_paper", "strip_math_wrapper"]
 
 MAX_BATCH = 16
+LAYER_CONFIDENCE = 1.0  # a formula built from the text layer's own glyphs: every symbol is the PDF's
 _ENVIRONMENTS = r"equation|displaymath|align|gather|eqnarray|multline"
 _WRAPPER = re.compile(
     rf"^\s*(\\\[|\$\$|\$|\\begin\{{({_ENVIRONMENTS})\*?\}})\s*(?P<body>.*?)\s*"
@@ -73,6 +76,12 @@ def balance_groups(latex: str) -> str:
     return "".join(parts + closing)
 
 
+def _set_by_text_layer(page: PageState, block: Block) -> bool:
+    """Whether the formula's glyphs are the text layer's, on an upright page (not read by OCR, not turned)."""
+    return (page.use_text_layer and page.turn == 0 and page.source is not None and block.confidence is None
+            and bool(block.lines) and all(line.confidence is None for line in block.lines))
+
+
 def formula_size(block: Block) -> float:
     """The font size most of the formula's text-layer characters are set in (its scripts are smaller); 0 for
     an OCR'd formula, whose line heights say more about its tall signs than about its size."""
@@ -84,20 +93,23 @@ def formula_size(block: Block) -> float:
 
 
 class FormulaStage:
-    """Crops each formula block from its page and gives it LaTeX; with no model, formulas keep only their box.
+    """Gives each formula block LaTeX: built from its glyphs and rules where the page's text layer set it
+    (engine/formula/glyph_layout.py), else read by the model from a crop of the page; with neither, a formula
+    keeps only its box.
 
     One crop per formula block, a multi-line (aligned) formula included: the model reads two lines
-    as well as one (benchmarks/formula_crops.py).
+    as well as one (benchmarks/formula_crops.py). `from_layer=False` leaves every formula to the model.
     """
 
-    def __init__(self, model: FormulaModel | None):
+    def __init__(self, model: FormulaModel | None, from_layer: bool = True):
         self.model = model
+        self.from_layer = from_layer
 
     def __call__(self, pages: list[PageState]) -> list[PageState]:
-        if self.model is None:
-            return pages
         blocks = [(page, block) for page in pages for block in page.blocks if block.type == "formula"]
-        if not blocks:
+        if self.from_layer:
+            blocks = self._from_layer(blocks)
+        if self.model is None or not blocks:
             return pages
         crops = self._crops(blocks)
         for start in range(0, len(blocks), MAX_BATCH):
@@ -107,6 +119,22 @@ class FormulaStage:
                 if latex:
                     block.formula = Formula(latex=latex, display=True, confidence=round(confidence, 4))
         return pages
+
+    def _from_layer(self, blocks: list[tuple[PageState, Block]]) -> list[tuple[PageState, Block]]:
+        """LaTeX from the glyphs of the formulas a text layer set; the blocks left for the model."""
+        left, glyphs = [], {}
+        for page, block in blocks:
+            if not _set_by_text_layer(page, block):
+                left.append((page, block))
+                continue
+            if id(page) not in glyphs:
+                glyphs[id(page)] = page_glyphs(page.source.page(page.input))
+            latex = formula_latex(*formula_parts(glyphs[id(page)], page.input.drawing_boxes, block.bbox))
+            if latex is None:
+                left.append((page, block))
+            else:
+                block.formula = Formula(latex=latex, display=True, confidence=LAYER_CONFIDENCE)
+        return left
 
     def _crops(self, blocks) -> list[np.ndarray]:
         """Each block's crop, rendered from its page in the batch's source (its handle for clips)."""

@@ -200,7 +200,7 @@ def test_a_formula_set_larger_than_the_body_is_scaled_by_its_own_size(tmp_path: 
 
     pdf = formula_page_pdf(tmp_path)  # "a + b = c" at 16 pt on a page of 10.5 pt text
     pages = [PageState(input=page_input(page_source.document(str(pdf))[0], "0", pdf), source=page_source)]
-    for stage in (TextLayerStage(), BlockStage(), ClassifyStage(), FormulaStage(model)):
+    for stage in (TextLayerStage(), BlockStage(), ClassifyStage(), FormulaStage(model, from_layer=False)):
         pages = stage(pages)
     [formula] = [b for b in pages[0].blocks if b.type == "formula"]
     assert formula.formula.latex.replace(" ", "") == "a+b=c"

@@ -55,10 +55,10 @@ class KeptCrops:
 
 def stages(formulas: KeptCrops) -> list:
     """The stages that take pixels or PDF pages from the source: the layer check and OCR (both rendering the
-    page of a suspect layer) and formulas."""
+    page of a suspect layer) and formulas, every one read by the model from a crop (none built from glyphs)."""
     renderer = PageRenderer(150, 25_000_000)
     return [TextLayerStage(), LayerCheckStage(renderer, Unreadable()), OcrStage(renderer, NoLines(), Unreadable()),
-            BlockStage(), ClassifyStage(), FormulaStage(formulas)]
+            BlockStage(), ClassifyStage(), FormulaStage(formulas, from_layer=False)]
 
 
 @pytest.fixture
