@@ -58,6 +58,7 @@ class TableCell:
     row_span: int = 1
     col_span: int = 1
     header: bool = False
+    bbox: BBox | None = None  # where the cell lies on the page, when the table was found there (not stored)
 
 
 @dataclass(slots=True)

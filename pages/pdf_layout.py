@@ -19,7 +19,7 @@ from engine.geometry import union
 from engine.orientation import turn_box, turned_size
 from engine.runtime.onnx import cpu_cores, share_cores
 from engine.stages.classify import CAPTION
-from engine.stages.tables import make_table
+from engine.table_grid import make_table
 from engine.types import BBox, BlockType, FoundTable, Region, TableCell
 
 MIN_FILLED = 2  # a "table" with fewer non-empty cells is a frame or a box around text
@@ -139,26 +139,25 @@ def analyse_layout(page: pymupdf.Page, turn: int = 0) -> tuple[list[Region], lis
 def _kept(tables: list["pymupdf.table.Table"]) -> list[FoundTable]:
     found = []
     for table in tables:
-        placed = _without_caption_rows(_cells(table))
-        cells = [cell for cell, _ in placed]
+        cells = _without_caption_rows(_cells(table))
         rows = max((cell.row + cell.row_span for cell in cells), default=0)
         cols = max((cell.col + cell.col_span for cell in cells), default=0)
         if rows < 2 or cols < 2 or sum(1 for cell in cells if cell.text) < MIN_FILLED:
             continue
-        boxes = [box for _, box in placed if box is not None]
-        bbox = union(boxes) if len(boxes) == len(placed) else as_box(table.bbox)
+        boxes = [cell.bbox for cell in cells if cell.bbox is not None]
+        bbox = union(boxes) if len(boxes) == len(cells) else as_box(table.bbox)
         found.append(FoundTable(bbox=bbox, table=make_table(rows, cols, cells)))
     return found
 
 
-def _cells(table: "pymupdf.table.Table") -> list[tuple[TableCell, BBox | None]]:
+def _cells(table: "pymupdf.table.Table") -> list[TableCell]:
     """Cells with their slots and boxes: placements list, row by row, the cells that start in the row (HTML's
     rule)."""
     if table.placements is None:
         header = 0 if table.header.external else 1
-        return [(TableCell(row=r, col=c, text=cell_text(text or ""), header=r < header), None)
+        return [TableCell(row=r, col=c, text=cell_text(text or ""), header=r < header)
                 for r, row in enumerate(table.extract()) for c, text in enumerate(row)]
-    cells: list[tuple[TableCell, BBox | None]] = []
+    cells: list[TableCell] = []
     covered: set[tuple[int, int]] = set()
     for r, row in enumerate(table.placements):
         c = 0
@@ -169,30 +168,28 @@ def _cells(table: "pymupdf.table.Table") -> list[tuple[TableCell, BBox | None]]:
                 c += 1
             rows, cols = max(1, placement.rowspan), max(1, placement.colspan)
             covered.update((r + i, c + j) for i in range(rows) for j in range(cols))
-            cells.append((TableCell(row=r, col=c, text=cell_text(placement.text or ""), row_span=rows, col_span=cols,
-                                    header=placement.tag == "th"),
-                          as_box(placement.bbox) if placement.bbox is not None else None))
+            cells.append(TableCell(row=r, col=c, text=cell_text(placement.text or ""), row_span=rows, col_span=cols,
+                                   header=placement.tag == "th",
+                                   bbox=as_box(placement.bbox) if placement.bbox is not None else None))
             c += cols
     return cells
 
 
-def _without_caption_rows(placed: list[tuple[TableCell, BBox | None]]) -> list[tuple[TableCell, BBox | None]]:
+def _without_caption_rows(cells: list[TableCell]) -> list[TableCell]:
     """The cells without a first or last row that holds a caption ("Table 2: ..."), which the finder can take
     into a table it finds by the alignment of words; later rows move up."""
     def text_of(row: int) -> str:
-        return " ".join(cell.text for cell, _ in sorted(placed, key=lambda p: p[0].col) if cell.row == row and
-                        cell.text)
+        return " ".join(cell.text for cell in sorted(cells, key=lambda c: c.col) if cell.row == row and cell.text)
 
-    last = max((cell.row for cell, _ in placed), default=0)
+    last = max((cell.row for cell in cells), default=0)
     for row in (last, 0):
-        if last > 0 and CAPTION.match(text_of(row)) and all(cell.row_span == 1 for cell, _ in placed
-                                                             if cell.row == row):
-            placed = [(cell, box) for cell, box in placed if cell.row != row]
-            for cell, _ in placed:
+        if last > 0 and CAPTION.match(text_of(row)) and all(cell.row_span == 1 for cell in cells if cell.row == row):
+            cells = [cell for cell in cells if cell.row != row]
+            for cell in cells:
                 if cell.row > row:
                     cell.row -= 1
             last -= 1
-    return placed
+    return cells
 
 
 def cell_text(text: str) -> str:

@@ -186,3 +186,56 @@ def type3_text_pdf(path: Path, lines: list[str], standard_names: bool = False) -
     document.xref_set_key(page.xref, "Resources", f"<< /Font << /T3 {type3} 0 R >> >>")
     document.save(path)
     return path
+
+
+STATISTICS = [  # (title, header rows of (text, column span), body rows): a two-level header, then a plain table
+    ("Table 1. Employment by region (thousands)",
+     [[("2019", 2), ("2020", 2)], [("Men", 1), ("Women", 1), ("Men", 1), ("Women", 1)]],
+     [["North", "412", "398", "405", "391"], ["South", "287", "301", "279", "296"], ["Capital", "655", "671",
+                                                                                        "640", "662"]]),
+    ("Table 2. Enterprises by size class",
+     [[("Enterprises", 1), ("Persons", 1), ("Turnover", 1), ("Exports", 1)]],
+     [["Small", "12,408", "61,220", "3,104", "511"], ["Medium", "1,362", "88,017", "9,950", "2,437"],
+      ["Large", "214", "142,655", "41,372", "18,006"]]),
+]
+
+
+def statistics_pdf(folder: Path, name: str = "statistics.pdf") -> Path:
+    """One page of two tables stacked under their titles, set without vertical rules (booktabs style) and with
+    the same columns: the first under a two-level header ("2019" over "Men" and "Women"), with a stub header
+    "Region" beside both header rows."""
+    document = pymupdf.open()
+    page = document.new_page(width=612, height=792)
+    columns = [72.0, 192.0, 252.0, 312.0, 372.0, 432.0]  # left edges; the last is the table's right edge
+    y = 90.0
+    for title, header, body in STATISTICS:
+        page.insert_text((72, y), title, fontname="Helvetica-Bold", fontsize=10)
+        top = y + 8
+        page.draw_line((72, top), (432, top), width=0.6)
+        line = top + 12
+        for cells in header:
+            col = 1
+            for text, span in cells:
+                width = pymupdf.get_text_length(text, "Helvetica-Bold", 9)
+                page.insert_text(((columns[col] + columns[col + span]) / 2 - width / 2, line), text,
+                                 fontname="Helvetica-Bold", fontsize=9)
+                if span > 1:
+                    page.draw_line((columns[col] + 4, line + 3), (columns[col + span] - 4, line + 3), width=0.4)
+                col += span
+            line += 13
+        page.insert_text((72, top + 12), "Region" if len(header) > 1 else "Size class", fontname="Helvetica-Bold",
+                         fontsize=9)
+        page.draw_line((72, line - 8), (432, line - 8), width=0.4)
+        line += 2
+        for row in body:
+            page.insert_text((74, line), row[0], fontname="Helvetica", fontsize=9)
+            for col, text in enumerate(row[1:], start=1):
+                width = pymupdf.get_text_length(text, "Helvetica", 9)
+                page.insert_text((columns[col + 1] - 6 - width, line), text, fontname="Helvetica", fontsize=9)
+            line += 13
+        page.draw_line((72, line - 8), (432, line - 8), width=0.6)
+        y = line + 30
+    path = folder / name
+    document.save(path)
+    document.close()
+    return path

@@ -23,7 +23,7 @@ from functools import lru_cache
 from html.parser import HTMLParser
 from typing import Any, get_args
 
-from engine.stages.tables import table_html
+from engine.table_grid import table_html
 from engine.types import TEXT_TYPES, Block, BlockType, PageInput, PageResult, Table
 
 # Thresholds, measured on the dev split (see benchmarks/validation_gate.py):

@@ -1,12 +1,13 @@
 """Tables: folio's ruled regions (structure from the ruling grid or from text alignment) and a finder's tables
 (PyMuPDF's on text-layer pages, the layout model's regions on rendered pages), one kept per region."""
 
-import html
 from collections import Counter
 
 from engine.geometry import Row, center_inside, mean_confidence, overlaps, text_rows, union
 from engine.rules import Rule, rules_from_boxes, rules_from_image
 from engine.stages.classify import CAPTION
+from engine.stages.table_shape import join_wrapped_rows, reshaped
+from engine.table_grid import make_table
 from engine.types import BBox, Block, Line, PageState, Region, Table, TableCell
 
 EDGE = 3.0  # points of slack when comparing rule ends and table edges
@@ -34,7 +35,8 @@ class TableStage:
             else:
                 rules = []
             own, found = table_candidates(page, rules)
-            for region, table in choose_tables(own, found, page.lines, rules):
+            for region, table in (part for chosen in choose_tables(own, found, page.lines, rules)
+                                  for part in reshaped(*chosen)):
                 inside = _inside(page.lines, region)
                 page.lines = [line for line in page.lines if not _center_inside(line.bbox, region)]
                 text = " ".join(cell.text for cell in table.cells if cell.text)
@@ -80,14 +82,15 @@ def layout_tables(regions: list[Region], lines: list[Line], rules: list[Rule]) -
 def choose_tables(own: list[Candidate], found: list[Candidate], lines: list[Line],
                   rules: list[Rule]) -> list[Candidate]:
     """The finder's tables and folio's, one per region. Of two that overlap, the one whose cells hold clearly
-    more of the text in both regions wins; else the one nearer the rows the page shows (`shown_rows`); else
-    the one whose header spans agree with the partial rules drawn under header cells; else the finder's."""
+    more of the text in both regions (captions aside: no table's content) wins; else the one nearer the rows the
+    page shows (`shown_rows`); else the one whose header spans agree with the partial rules drawn under header
+    cells; else the finder's."""
     chosen = []
     for region, table in found:
         rivals = [(r, t) for r, t in own if overlaps(r, region)]
         if rivals:
             area = union([region, *(r for r, _ in rivals)])
-            where = [line for line in lines if _center_inside(line.bbox, area)]
+            where = [line for line in lines if _center_inside(line.bbox, area) and not CAPTION.match(line.text)]
             near = [rule for rule in rules if overlaps(_widened(rule), area)]
             shown = shown_rows(where, near), _header_span_rules(area, near)
             best = max(rivals, key=lambda rival: _rank(rival[1], where, shown))
@@ -96,37 +99,6 @@ def choose_tables(own: list[Candidate], found: list[Candidate], lines: list[Line
         chosen.append((region, table))
     chosen += [(r, t) for r, t in own if not any(overlaps(r, region) for region, _ in chosen)]
     return chosen
-
-
-def join_wrapped_rows(table: Table) -> Table:
-    """The table with each row that holds a single piece of words, under a cell of words of the same column,
-    joined to that cell: a cell's text wrapped onto a second line, which a finder can take for a row of its own.
-    A label alone in the first column stays a row (a section label)."""
-    cells = [TableCell(c.row, c.col, c.text, c.row_span, c.col_span, c.header) for c in table.cells]
-    rows = table.rows
-    for row in range(rows - 1, 0, -1):
-        filled = [c for c in cells if c.row == row and c.text]
-        if len(filled) != 1 or filled[0].col == 0 or filled[0].row_span != 1 or not _wordy(filled[0].text):
-            continue
-        piece = filled[0]
-        above = next((c for c in cells if c.row <= row - 1 < c.row + c.row_span and c.col == piece.col
-                      and c.col_span == piece.col_span), None)
-        if above is None or not _wordy(above.text) or above.row + above.row_span - 1 != row - 1:
-            continue
-        above.text = f"{above.text} {piece.text}"
-        cells = [c for c in cells if c.row != row]
-        for cell in cells:
-            if cell.row < row < cell.row + cell.row_span:
-                cell.row_span -= 1
-            elif cell.row > row:
-                cell.row -= 1
-        rows -= 1
-    return table if rows == table.rows else make_table(rows, table.cols, cells)
-
-
-def _wordy(text: str) -> bool:
-    """Words rather than figures: more letters than digits."""
-    return sum(ch.isalpha() for ch in text) > sum(ch.isdigit() for ch in text)
 
 
 def shown_rows(lines: list[Line], rules: list[Rule]) -> int:
@@ -221,12 +193,13 @@ def _same_width_runs(horizontal: list[Rule], lines: list[Line]) -> list[list[Rul
 
 
 def _prose_between(upper: Rule, lower: Rule, lines: list[Line]) -> bool:
-    """A line between the two rules, under them, reaches past their ends: running text, not table content."""
+    """A line between the two rules, under them, reaches past their ends (running text, not table content) or is
+    a caption (the title of the next table)."""
     for line in lines:
         middle = (line.bbox[1] + line.bbox[3]) / 2
         under = line.bbox[2] > upper.x0 and line.bbox[0] < upper.x1
         if under and upper.position < middle < lower.position and (
-            line.bbox[0] < upper.x0 - EDGE or line.bbox[2] > upper.x1 + EDGE
+            line.bbox[0] < upper.x0 - EDGE or line.bbox[2] > upper.x1 + EDGE or CAPTION.match(line.text)
         ):
             return True
     return False
@@ -319,7 +292,7 @@ def _grid_cells(region: BBox, lines: list[Line], rules: list[Rule]) -> Table | N
         box = (xs[cols_of[0]], ys[rows_of[0]], xs[cols_of[-1] + 1], ys[rows_of[-1] + 1])
         text = _join([line for line in lines if _center_inside(line.bbox, box)])
         cells.append(TableCell(row=rows_of[0], col=cols_of[0], text=text, row_span=len(rows_of),
-                               col_span=len(cols_of)))
+                               col_span=len(cols_of), bbox=box))
     header_rows = _header_rows(cells, lines, ys)
     for cell in cells:
         cell.header = cell.row < header_rows
@@ -347,7 +320,7 @@ def _aligned_cells(region: BBox, lines: list[Line], rules: list[Rule]) -> Table 
         spans[key] = (max(row_span, spans.get(key, (1, 1))[0]), max(len(cols), spans.get(key, (1, 1))[1]))
     cells = [
         TableCell(row=row, col=col, text=_join(pieces), row_span=spans[(row, col)][0],
-                  col_span=spans[(row, col)][1], header=row < header_rows)
+                  col_span=spans[(row, col)][1], header=row < header_rows, bbox=union([p.bbox for p in pieces]))
         for (row, col), pieces in sorted(found.items())
     ]
     _extend_row_headers(cells, len(rows), header_rows)
@@ -438,48 +411,3 @@ def _header_rows(cells: list[TableCell], lines: list[Line], ys: list[float]) -> 
 
 def _join(lines: list[Line]) -> str:
     return " ".join(line.text for line in sorted(lines, key=lambda l: (round(l.bbox[1]), l.bbox[0]))).strip()
-
-
-def make_table(n_rows: int, n_cols: int, cells: list[TableCell]) -> Table:
-    """The table with its HTML; slots no cell covers become empty cells, and no slot is covered twice: spans
-    end at the grid's edge and where an earlier cell (in row, column order) covers a slot; a cell starting on
-    a covered slot joins the cell covering it."""
-    covered: dict[tuple[int, int], TableCell] = {}
-    complete: list[TableCell] = []
-    for cell in sorted(cells, key=lambda c: (c.row, c.col)):
-        cell.row_span = max(1, min(cell.row_span, n_rows - cell.row))
-        cell.col_span = max(1, min(cell.col_span, n_cols - cell.col))
-        if (cell.row, cell.col) in covered:
-            owner = covered[cell.row, cell.col]
-            owner.text = f"{owner.text} {cell.text}".strip()
-            continue
-        while cell.col_span > 1 and any((cell.row, c) in covered for c in range(cell.col, cell.col + cell.col_span)):
-            cell.col_span -= 1
-        while cell.row_span > 1 and any((r, c) in covered for r in range(cell.row, cell.row + cell.row_span)
-                                        for c in range(cell.col, cell.col + cell.col_span)):
-            cell.row_span -= 1
-        covered.update(((r, c), cell) for r in range(cell.row, cell.row + cell.row_span)
-                       for c in range(cell.col, cell.col + cell.col_span))
-        complete.append(cell)
-    for row in range(n_rows):
-        for col in range(n_cols):
-            if (row, col) not in covered:
-                header = any(c.header for c in cells if c.row == row)
-                complete.append(TableCell(row=row, col=col, text="", header=header))
-    complete.sort(key=lambda c: (c.row, c.col))
-    return Table(rows=n_rows, cols=n_cols, cells=complete, html=table_html(n_rows, complete))
-
-
-def table_html(n_rows: int, cells: list[TableCell]) -> str:
-    """The HTML of a table's cells, row by row in column order, with their spans and headers."""
-    parts = ["<table>"]
-    for row in range(n_rows):
-        parts.append("<tr>")
-        for cell in sorted((c for c in cells if c.row == row), key=lambda c: c.col):
-            tag = "th" if cell.header else "td"
-            attributes = (f' rowspan="{cell.row_span}"' if cell.row_span > 1 else "") + \
-                         (f' colspan="{cell.col_span}"' if cell.col_span > 1 else "")
-            parts.append(f"<{tag}{attributes}>{html.escape(cell.text, quote=False)}</{tag}>")
-        parts.append("</tr>")
-    parts.append("</table>")
-    return "".join(parts)

@@ -3,7 +3,7 @@
 import re
 from html.parser import HTMLParser
 
-from engine.stages.tables import make_table
+from engine.table_grid import make_table
 from engine.types import Table, TableCell
 from engine.vlm.answer import plain
 

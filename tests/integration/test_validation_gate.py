@@ -14,7 +14,7 @@ from sqlalchemy import Engine, text
 
 from db.export import write_exports
 from db.store import Selection
-from engine.stages.tables import make_table
+from engine.table_grid import make_table
 from engine.types import Block, Formula, PageResult, TableCell
 from flows.digitize import digitize
 from flows.reprocess import reprocess

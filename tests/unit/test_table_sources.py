@@ -5,8 +5,9 @@ from pathlib import Path
 import pymupdf
 
 from engine.rules import Rule
-from engine.stages.tables import TableStage, choose_tables, make_table, shown_rows
+from engine.stages.tables import TableStage, choose_tables, shown_rows
 from engine.stages.text_layer import TextLayerStage
+from engine.table_grid import make_table
 from engine.types import Line, PageState, TableCell
 from pages.pdf import page_input
 
@@ -114,11 +115,11 @@ def test_overlapping_tables_one_kept_by_the_rows_the_page_shows():
 def test_a_caption_the_finder_took_into_its_table_is_left_out_with_its_box():
     from pages.pdf_layout import _without_caption_rows
 
-    def cell(row: int, col: int, text: str, y: float) -> tuple[TableCell, tuple[float, float, float, float]]:
-        return TableCell(row=row, col=col, text=text), (100.0 + 50 * col, y, 150.0 + 50 * col, y + 10)
+    def cell(row: int, col: int, text: str, y: float) -> TableCell:
+        return TableCell(row=row, col=col, text=text, bbox=(100.0 + 50 * col, y, 150.0 + 50 * col, y + 10))
 
     placed = [cell(0, 0, "Area", 100), cell(0, 1, "Loans", 100), cell(1, 0, "Centre", 112), cell(1, 1, "12", 112),
               cell(2, 0, "Table 2: Loans", 130), cell(2, 1, "by branch.", 130)]
     kept = _without_caption_rows(placed)
-    assert [(c.row, c.text) for c, _ in kept] == [(0, "Area"), (0, "Loans"), (1, "Centre"), (1, "12")]
-    assert max(box[3] for _, box in kept) == 122
+    assert [(c.row, c.text) for c in kept] == [(0, "Area"), (0, "Loans"), (1, "Centre"), (1, "12")]
+    assert max(c.bbox[3] for c in kept) == 122

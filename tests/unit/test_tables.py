@@ -1,12 +1,7 @@
 from engine.rules import Rule, merge_rules, rules_from_boxes
-from engine.stages.tables import (
-    _extend_row_headers,
-    build_table,
-    find_table_regions,
-    join_wrapped_rows,
-    layout_tables,
-    make_table,
-)
+from engine.stages.table_shape import join_wrapped_rows
+from engine.stages.tables import _extend_row_headers, build_table, find_table_regions, layout_tables
+from engine.table_grid import make_table
 from engine.types import Line, Region, TableCell
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from engine.ink import ink_share
-from engine.stages.tables import make_table
+from engine.table_grid import make_table
 from engine.types import Block, Formula, Line, PageInput, PageResult, TableCell
 from validation.gate import (
     BLOCK,

@@ -1,0 +1,225 @@
+"""A found table's grid reshaped to the table a reader sees.
+
+Table finders work line by line, so what a reader takes in at a glance comes out split or merged:
+
+- tables stacked on a page, each under its own title, found as one: the grid is cut where a caption row
+  ("Table 2.3 ...") runs across it, and the row under the cut is the new table's header when it holds no
+  figures;
+- a row label wrapped over several lines, found as several rows: a row whose label starts in lower case
+  continues the label above it (its figures, on its first or last line, go with it); a row with a single
+  piece of words under a cell of words continues that cell;
+- a header wrapped over several lines, found as several header rows: a header row whose every cell sits
+  under one cell of the row above continues those cells;
+- a header that spans the columns under it ("2019" over "Men" and "Women"), found in one of them: it
+  widens over the columns of the header row below that are nearer to it than to any other header of its
+  row; a header with nothing under it spans the header rows down.
+
+Every cut and join needs the cells' boxes on the page to confirm what the text suggests (the lines of a
+wrapped label or header lie a line apart); a table without them is left as it is.
+"""
+
+import re
+from dataclasses import replace
+
+from engine.geometry import union
+from engine.stages.classify import CAPTION
+from engine.table_grid import make_table
+from engine.types import BBox, Table, TableCell
+
+LINE_GAP = 0.8  # a wrapped line starts at most this many line heights below the line before it
+FIGURE = re.compile(r"\d")
+
+
+def reshaped(region: BBox, table: Table) -> list[tuple[BBox, Table]]:
+    """The table cut at its caption rows, each part with its wrapped rows and header lines joined and its
+    spanning headers widened, with the part's box."""
+    parts = split_at_captions(table)
+    if len(parts) == 1:
+        boxes = [(region, parts[0])]
+    else:
+        boxes = [(union([c.bbox for c in part.cells if c.bbox is not None]), part) for part in parts]
+    return [(box, widened_headers(joined_header_lines(join_wrapped_rows(part)))) for box, part in boxes]
+
+
+# -- the grid
+
+
+def _filled(table: Table, row: int) -> list[TableCell]:
+    """The cells with text that start in the row, left to right."""
+    return sorted((c for c in table.cells if c.row == row and c.text), key=lambda c: c.col)
+
+
+def _covering(table: Table, row: int, col: int) -> TableCell | None:
+    return next((c for c in table.cells if c.row <= row < c.row + c.row_span and c.col <= col < c.col + c.col_span),
+                None)
+
+
+def _structural(cells: list[TableCell]) -> list[TableCell]:
+    """Copies of the cells that hold text or span; single empty slots are refilled when the table is made."""
+    return [replace(c) for c in cells if c.text or c.row_span > 1 or c.col_span > 1]
+
+
+def _height(cell: TableCell) -> float:
+    return cell.bbox[3] - cell.bbox[1] if cell.bbox is not None else 0.0
+
+
+def _stacked(upper: TableCell, lower: TableCell) -> bool:
+    """Whether the lower cell's text starts right under the upper's, a line apart (unknown boxes: no)."""
+    if upper.bbox is None or lower.bbox is None:
+        return False
+    lines = max(1, round(_height(upper) / max(_height(lower), 1.0)))
+    line = _height(upper) / lines
+    return -0.5 * line <= lower.bbox[1] - upper.bbox[3] <= LINE_GAP * line
+
+
+def _merged_rows(table: Table, upper: int) -> Table | None:
+    """The table with row `upper + 1` joined into row `upper`: each cell's text appended to the cell above it in the
+    same columns (or moved up where that slot is empty); None when the two rows' cells do not line up."""
+    lower = upper + 1
+    cells = _structural(table.cells)
+    kept: list[TableCell] = []
+    for cell in sorted(cells, key=lambda c: (c.row, c.col)):
+        if cell.row == lower:
+            if cell.row_span > 1:
+                return None
+            above = next((c for c in kept if c.row <= upper < c.row + c.row_span
+                          and c.col < cell.col + cell.col_span and cell.col < c.col + c.col_span), None)
+            if above is not None:
+                if (above.col, above.col_span) != (cell.col, cell.col_span):
+                    return None
+                above.text = f"{above.text} {cell.text}".strip()
+                above.bbox = union([b for b in (above.bbox, cell.bbox) if b is not None]) if (
+                    above.bbox or cell.bbox) else None
+                continue
+            cell.row = upper
+        elif cell.row > lower:
+            cell.row -= 1
+        elif cell.row + cell.row_span > lower:
+            cell.row_span -= 1
+        kept.append(cell)
+    return make_table(table.rows - 1, table.cols, kept)
+
+
+# -- stacked tables
+
+
+def split_at_captions(table: Table) -> list[Table]:
+    """The table cut at each row that holds nothing but a caption; parts of fewer than two rows are dropped. A
+    table whose cells have no boxes is not cut."""
+    cuts = [row for row in range(1, table.rows - 1) if len(filled := _filled(table, row)) == 1
+            and filled[0].row_span == 1 and CAPTION.match(filled[0].text)]
+    if not cuts or any(c.bbox is None for c in table.cells if c.text):
+        return [table]
+    parts = []
+    for start, end in zip([0] + [cut + 1 for cut in cuts], cuts + [table.rows]):
+        if end - start < 2:
+            continue
+        cells = [replace(c, row=c.row - start, row_span=min(c.row_span, end - c.row))
+                 for c in _structural(table.cells) if start <= c.row < end]
+        if start > 0 and not any(FIGURE.search(c.text) for c in cells if c.row == 0):
+            for cell in cells:
+                cell.header = cell.row == 0
+        parts.append(make_table(end - start, table.cols, cells))
+    return parts or [table]
+
+
+# -- wrapped rows
+
+
+def join_wrapped_rows(table: Table) -> Table:
+    """The table with each row that continues the row above joined to it: a lower-case label under a label (one
+    of the two rows holding no figures), or a single piece of words under a cell of words of its column (a
+    label alone in the first column stays a row: a section label)."""
+    row = table.rows - 1
+    while row >= 1:
+        joined = _merged_rows(table, row - 1) if _continues(table, row) else None
+        if joined is not None:
+            table = joined
+        row -= 1
+    return table
+
+
+def _continues(table: Table, row: int) -> bool:
+    filled, above = _filled(table, row), _filled(table, row - 1)
+    if not filled:
+        return False
+    label, over = _covering(table, row, 0), _covering(table, row - 1, 0)
+    if (label is not None and label.text and label.row == row and label.row_span == 1 and over is not None
+            and over.text and label.text[:1].islower() and not label.header and _stacked(over, label)):
+        return all(c.col == 0 for c in filled) or all(c.col == 0 for c in above)
+    if len(filled) != 1 or filled[0].col == 0 or filled[0].row_span != 1 or not _wordy(filled[0].text):
+        return False
+    piece = filled[0]
+    cell_above = _covering(table, row - 1, piece.col)
+    return (cell_above is not None and cell_above.text and _wordy(cell_above.text)
+            and (cell_above.col, cell_above.col_span) == (piece.col, piece.col_span)
+            and cell_above.row + cell_above.row_span - 1 == row - 1)
+
+
+def _wordy(text: str) -> bool:
+    """Words rather than figures: more letters than digits."""
+    return sum(ch.isalpha() for ch in text) > sum(ch.isdigit() for ch in text)
+
+
+# -- headers
+
+
+def _header_rows(table: Table) -> int:
+    """How many rows on top are header rows (every cell of them a header)."""
+    count = 0
+    while count < table.rows and all(c.header for c in table.cells if c.row == count):
+        count += 1
+    return count
+
+
+def joined_header_lines(table: Table) -> Table:
+    """The table with each header row that continues the one above it joined to it: every cell of the lower row
+    sits right under a cell of the upper row, one under each, and the upper row has no fewer cells."""
+    row = _header_rows(table) - 1
+    while row >= 1:
+        lower, upper = _filled(table, row), _filled(table, row - 1)
+        above = [_covering(table, row - 1, cell.col) for cell in lower]
+        if (lower and len(upper) >= len(lower) and all(a is not None and a.text for a in above)
+                and len({id(a) for a in above}) == len(above)
+                and all(_stacked(a, cell) and (a.col, a.col_span) == (cell.col, cell.col_span)
+                        for a, cell in zip(above, lower))):
+            table = _merged_rows(table, row - 1) or table
+        row -= 1
+    return table
+
+
+def widened_headers(table: Table) -> Table:
+    """Spanning headers widened over the columns of the header row below nearer to them than to any other header
+    of their row; a top header with nothing under it spans the header rows down."""
+    rows = _header_rows(table)
+    if rows < 2 or table.rows <= rows:
+        return table
+    cells = _structural(table.cells)
+    changed = False
+    for row in range(rows - 1):
+        upper = [c for c in cells if c.row == row and c.text and c.col >= 1 and c.bbox is not None]
+        if not upper:
+            continue
+        taken: dict[int, list[int]] = {id(c): list(range(c.col, c.col + c.col_span)) for c in upper}
+        for col in range(1, table.cols):
+            if any(c.row <= row < c.row + c.row_span and c.col <= col < c.col + c.col_span and c.text for c in cells):
+                continue
+            below = next((c for c in cells if c.row == row + 1 and c.col == col and c.text and c.bbox), None)
+            if below is not None:
+                middle = (below.bbox[0] + below.bbox[2]) / 2
+                nearest = min(upper, key=lambda c: abs((c.bbox[0] + c.bbox[2]) / 2 - middle))
+                taken[id(nearest)].append(col)
+        for cell in upper:
+            start, end = min(taken[id(cell)]), max(taken[id(cell)])
+            blocked = any(other is not cell and other.row == row and start <= other.col <= end for other in upper)
+            if not blocked and (start, end - start + 1) != (cell.col, cell.col_span):
+                cell.col, cell.col_span, changed = start, end - start + 1, True
+    for cell in (c for c in cells if c.row == 0 and c.text and c.row_span == 1):
+        under = [_covering(table, row, col) for row in range(1, rows) for col in range(cell.col, cell.col +
+                                                                                        cell.col_span)]
+        if all(u is None or not u.text for u in under):
+            cell.row_span, changed = rows, True
+    if not changed:
+        return table
+    cells = [c for c in cells if not (c.row < rows and not c.text and c.row_span == 1 and c.col_span == 1)]
+    return make_table(table.rows, table.cols, cells)

@@ -1,0 +1,42 @@
+"""Tables and formulas of born-digital documents through the real flow into PostgreSQL: stacked tables stored apart,
+a two-level header stored with its spans, a TeX formula's LaTeX built from its glyphs."""
+
+from pathlib import Path
+
+from sqlalchemy import Engine, text
+
+from flows.digitize import digitize
+from tests import pdfs
+from tests.tex import PROSE, compile_tex, display
+
+FORMULA = r"\hat{\beta} = \left( X^{\top} X \right)^{-1} X^{\top} y"
+
+
+def rows(database: Engine, query: str) -> list:
+    with database.connect() as connection:
+        return connection.execute(text(query)).all()
+
+
+def test_stacked_tables_headers_and_a_tex_formula_are_stored_as_read(database: Engine, tmp_path: Path):
+    folder = tmp_path / "release"
+    folder.mkdir()
+    pdfs.statistics_pdf(folder)
+    compile_tex(folder, "paper", f"{PROSE}\n{display(FORMULA)}\n{PROSE}")
+    assert digitize(source=str(folder)).documents_done == 2
+
+    tables = rows(database, "SELECT t.id, t.n_rows, t.n_cols FROM tables t JOIN blocks b ON b.id = t.block_id "
+                            "ORDER BY b.y0")
+    assert [(n_rows, n_cols) for _, n_rows, n_cols in tables] == [(5, 5), (4, 5)]  # two tables, not one of ten rows
+    cells = rows(database, "SELECT row, col, text, is_header, row_span, col_span FROM table_cells "
+                           f"WHERE table_id = {tables[0][0]}")
+    first = {(row, col): (cell, header, row_span, col_span) for row, col, cell, header, row_span, col_span in cells}
+    assert first[0, 0] == ("Region", True, 2, 1)
+    assert first[0, 1] == ("2019", True, 1, 2) and first[0, 3] == ("2020", True, 1, 2)
+    assert [first[1, col][0] for col in range(1, 5)] == ["Men", "Women", "Men", "Women"]
+    assert first[4, 0] == ("Capital", False, 1, 1) and first[4, 4][0] == "662"
+    captions = [caption for (caption,) in rows(database, "SELECT text FROM blocks WHERE type = 'caption' ORDER BY y0")]
+    assert captions == ["Table 1. Employment by region (thousands)", "Table 2. Enterprises by size class"]
+
+    [(latex, confidence)] = rows(database, "SELECT latex, confidence FROM formulas")
+    assert latex.replace(" ", "") == r"\hat{\beta}=\left(X^{\top}X\right)^{-1}X^{\top}y"
+    assert confidence == 1.0

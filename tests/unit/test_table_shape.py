@@ -1,0 +1,93 @@
+"""Found tables reshaped to what a reader sees (engine/stages/table_shape.py): stacked tables cut at their titles,
+wrapped labels and headers joined, spanning headers widened; on grids laid out as a finder gives them, with boxes."""
+
+from engine.stages.table_shape import (
+    join_wrapped_rows,
+    joined_header_lines,
+    reshaped,
+    split_at_captions,
+    widened_headers,
+)
+from engine.table_grid import make_table
+from engine.types import Table, TableCell
+
+ROW = 12.0  # points from one row of text to the next
+LINE = 9.0  # a line's height
+
+
+def grid(rows: list[list[str]], header_rows: int = 1, x: float = 100.0, widths: tuple[float, ...] = ()) -> Table:
+    """A table of one line a row, each cell's box where a finder would put its text."""
+    widths = widths or (120.0,) + (50.0,) * (len(rows[0]) - 1)
+    cells = []
+    for r, row in enumerate(rows):
+        left = x
+        for c, text in enumerate(row):
+            cells.append(TableCell(r, c, text, header=r < header_rows,
+                                   bbox=(left, 100 + r * ROW, left + widths[c] - 6, 100 + r * ROW + LINE)))
+            left += widths[c]
+    return make_table(len(rows), len(rows[0]), cells)
+
+
+def texts(table: Table) -> list[list[str]]:
+    return [[c.text for c in table.cells if c.row == r] for r in range(table.rows)]
+
+
+def test_tables_stacked_under_their_titles_are_cut_apart_and_each_gets_its_header():
+    found = grid([["Region", "2019", "2020"], ["North", "12", "14"], ["South", "9", "11"],
+                  ["Table 2. Loans by branch", "", ""], ["Branch", "Loans", "Value"], ["Centre", "72", "1,204"],
+                  ["Harbour", "31", "840"]])
+    first, second = split_at_captions(found)
+    assert texts(first) == [["Region", "2019", "2020"], ["North", "12", "14"], ["South", "9", "11"]]
+    assert texts(second) == [["Branch", "Loans", "Value"], ["Centre", "72", "1,204"], ["Harbour", "31", "840"]]
+    assert [c.header for c in second.cells if c.row == 0] == [True, True, True]
+    assert not any(c.header for c in second.cells if c.row > 0)
+    (box_one, _), (box_two, _) = reshaped((100, 100, 300, 190), found)
+    assert box_one[3] < 100 + 3 * ROW <= box_two[1]  # each part's box is its own cells'
+
+
+def test_a_row_label_wrapped_over_lines_is_one_row_whatever_line_its_figures_are_on():
+    top = grid([["Item", "Men", "Women"], ["Persons not in education,", "12", "14"], ["employment or training", "", ""],
+                ["Households with a member", "", ""], ["in paid employment", "7", "8"], ["Agriculture", "", ""],
+                ["Crops", "3", "4"]])
+    assert texts(join_wrapped_rows(top)) == [
+        ["Item", "Men", "Women"], ["Persons not in education, employment or training", "12", "14"],
+        ["Households with a member in paid employment", "7", "8"], ["Agriculture", "", ""], ["Crops", "3", "4"]]
+
+
+def test_lines_a_row_apart_are_rows_even_in_lower_case():
+    spaced = grid([["Item", "Men"], ["tons of grain", "12"], ["litres of milk", "7"]])
+    far = make_table(3, 2, [TableCell(c.row, c.col, c.text, header=c.header,
+                                      bbox=(c.bbox[0], c.bbox[1] + 10 * c.row, c.bbox[2], c.bbox[3] + 10 * c.row))
+                            for c in spaced.cells])
+    assert texts(join_wrapped_rows(far)) == texts(spaced)
+
+
+def test_a_header_wrapped_over_lines_is_one_header_row():
+    wrapped = grid([["Sector", "Gross", "Persons", "Average"], ["", "value", "employed", "monthly"],
+                    ["", "added", "", "earnings"], ["Mining", "12", "3", "2,100"]], header_rows=3)
+    assert texts(joined_header_lines(wrapped)) == [["Sector", "Gross value added", "Persons employed",
+                                                    "Average monthly earnings"], ["Mining", "12", "3", "2,100"]]
+
+
+def test_a_header_over_several_columns_spans_them_and_a_stub_spans_the_header_rows():
+    cells = [TableCell(0, 0, "Region", header=True, bbox=(100, 100, 140, 109)),
+             TableCell(0, 2, "2019", header=True, bbox=(212, 100, 232, 109)),  # centred over columns 1 and 2
+             TableCell(0, 4, "2020", header=True, bbox=(312, 100, 332, 109))]
+    cells += [TableCell(1, c, label, header=True, bbox=(170 + 50 * (c - 1), 112, 200 + 50 * (c - 1), 121))
+              for c, label in enumerate(["Men", "Women", "Men", "Women"], start=1)]
+    cells += [TableCell(2, c, text, bbox=(100 + 50 * c, 124, 130 + 50 * c, 133))
+              for c, text in enumerate(["North", "1", "2", "3", "4"])]
+    table = widened_headers(make_table(3, 5, cells))
+    spans = {(c.row, c.col): (c.text, c.row_span, c.col_span) for c in table.cells if c.text}
+    assert spans[0, 0] == ("Region", 2, 1)
+    assert spans[0, 1] == ("2019", 1, 2) and spans[0, 3] == ("2020", 1, 2)
+    assert table.html.startswith('<table><tr><th rowspan="2">Region</th><th colspan="2">2019</th>'
+                                 '<th colspan="2">2020</th></tr>')
+
+
+def test_a_table_without_cell_boxes_is_left_as_it_is():
+    cells = [TableCell(r, c, text) for r, row in enumerate([["A", "1"], ["Table 3. More", ""], ["B", "2"],
+                                                           ["c", "3"]]) for c, text in enumerate(row)]
+    table = make_table(4, 2, cells)
+    assert split_at_captions(table) == [table]
+    assert texts(join_wrapped_rows(table)) == texts(table)
