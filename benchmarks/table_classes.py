@@ -327,18 +327,19 @@ def furniture_page(rng: random.Random, fonts: tuple[str, str]) -> tuple[list[dic
                            f"{rng.randint(2020, 2025)}", f"Rev. {rng.randint(1, 5)}, {rng.randint(2020, 2025)}-"
                            f"{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}", f"Version {rng.randint(1, 4)}.0"])
     number = rng.choice(["1", "Page 1 of 1", "- 1 -", "1/1"])
-    blocks: list[dict] = [{"type": "header", "text": header, "bbox": [MARGIN, 30, MARGIN + 300, 42]}]
-    draws: list = [("text", (MARGIN, 40), header, regular, 8.0)]
+    top = rng.choice([40.0, 56.0, 72.0])  # the running head's baseline: in the top margin or just below it
+    blocks: list[dict] = [{"type": "header", "text": header, "bbox": [MARGIN, top - 10, MARGIN + 300, top + 2]}]
+    draws: list = [("text", (MARGIN, top), header, regular, 8.0)]
     revision_at_top = rng.random() < 0.5
     if revision_at_top:
         width = pymupdf.get_text_length(revision, regular, 8.0)
-        draws.append(("text", (PAGE.width - MARGIN - width, 40), revision, regular, 8.0))
-        blocks.append({"type": "header", "text": revision, "bbox": [PAGE.width - MARGIN - width, 30,
-                                                                   PAGE.width - MARGIN, 42]})
+        draws.append(("text", (PAGE.width - MARGIN - width, top), revision, regular, 8.0))
+        blocks.append({"type": "header", "text": revision, "bbox": [PAGE.width - MARGIN - width, top - 10,
+                                                                   PAGE.width - MARGIN, top + 2]})
     title = rng.choice(TOPICS)
-    draws.append(("text", (MARGIN, 90), title, bold, 16.0))
-    blocks.append({"type": "title", "text": title, "bbox": [MARGIN, 74, MARGIN + 300, 94]})
-    y = 110.0
+    draws.append(("text", (MARGIN, top + 42), title, bold, 16.0))
+    blocks.append({"type": "title", "text": title, "bbox": [MARGIN, top + 26, MARGIN + 300, top + 46]})
+    y = top + 62
     for paragraph in rng.sample(PROSE, 2):
         lines = wrap(paragraph, regular, 10.0, PAGE.width - 2 * MARGIN)
         for i, line in enumerate(lines):
@@ -358,7 +359,7 @@ def furniture_page(rng: random.Random, fonts: tuple[str, str]) -> tuple[list[dic
     for block in table_blocks:
         x0, y0, x1, y1 = block["bbox"]
         blocks.append({**block, "bbox": [x0, y0 + shift, x1, y1 + shift]})
-    footer_y = PAGE.height - 36
+    footer_y = PAGE.height - rng.choice([36.0, 50.0, 64.0])
     width = pymupdf.get_text_length(number, regular, 8.0)
     draws.append(("text", ((PAGE.width - width) / 2, footer_y), number, regular, 8.0))
     blocks.append({"type": "page_number", "text": number, "bbox": [(PAGE.width - width) / 2, footer_y - 8,

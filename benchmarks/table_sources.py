@@ -15,9 +15,8 @@ from pathlib import Path
 
 import pymupdf
 
-from engine.rules import rules_from_boxes
 from engine.stages.layout import LayoutStage
-from engine.stages.tables import choose_tables, table_candidates
+from engine.stages.tables import TableFrame, choose_tables, table_candidates
 from engine.stages.text_layer import TextLayerStage
 from engine.types import PageState
 from pages.pdf import page_input
@@ -28,9 +27,9 @@ def page_tables(pdf: Path, page_no: int) -> dict[str, list[str]]:
     with pymupdf.open(pdf) as document:
         item = page_input(document[page_no - 1], "page", pdf)
     [state] = LayoutStage(None)(TextLayerStage()([PageState(input=item)]))
-    rules = rules_from_boxes(item.drawing_boxes)
-    own, found = table_candidates(state, rules)
-    chosen = choose_tables(own, found, state.lines, rules)
+    frame = TableFrame.of(state)
+    own, found = table_candidates(state, frame)
+    chosen = choose_tables(own, found, frame.lines, frame.rules)
     return {name: [table.html for _, table in tables]
             for name, tables in (("own", own), ("finder", found), ("chosen", chosen))}
 

@@ -24,6 +24,9 @@ MIN_ALPHANUMERIC = 0.5  # share of characters that are letters or digits (a run 
 MIN_WORDLIKE = 0.7  # share of Latin words with a vowel and the case of a word (lower, Capitalized, UPPER)
 MIN_WORDS = 20  # fewer Latin words than this are too few to judge by their shape
 MIN_AGREEMENT = 0.5  # how alike OCR's reading of sampled lines and the layer's text must be (difflib ratio)
+MIN_GARBLED_LETTERS = 6  # a line with fewer letters is too short to call mojibake
+MAX_FOREIGN_SHARE = 0.4  # of a line's Latin letters, accented ones: Vietnamese has about a quarter, mojibake most
+MOJIBAKE_SHARE = 0.5  # accented letters beyond this share are mojibake even in words shaped like words
 
 _LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]{3,}")
 _VOWELS = "aeiouyAEIOUY"
@@ -106,6 +109,21 @@ def measure_layer(lines: list[Line]) -> LayerTrust:
         unmapped=unmapped / span_chars if span_chars else 0.0,
         wordlike=sum(map(_wordlike, words)) / len(words) if len(words) >= MIN_WORDS else None,
     )
+
+
+def garbled(text: str) -> bool:
+    """A line of mojibake in a layer that is otherwise readable (a font whose map to Unicode is wrong): most of its
+    Latin letters are accented (or many are, in words not shaped like words)."""
+    letters = [c for c in text if c.isalpha()]
+    if len(letters) < MIN_GARBLED_LETTERS:
+        return False
+    latin = [c for c in letters if unicodedata.name(c, "").startswith("LATIN")]
+    foreign = sum(1 for c in latin if not c.isascii())
+    words = _LATIN_WORD.findall(text)
+    shaped = sum(map(_wordlike, words)) / len(words) if words else 0.0
+    if len(latin) < 0.8 * len(letters):
+        return False
+    return foreign >= MOJIBAKE_SHARE * len(latin) or (foreign >= MAX_FOREIGN_SHARE * len(latin) and shaped < 0.5)
 
 
 def trusted_layer(lines: list[Line]) -> bool:

@@ -23,6 +23,7 @@ from functools import lru_cache
 from html.parser import HTMLParser
 from typing import Any, get_args
 
+from engine.layer_trust import garbled
 from engine.table_grid import table_html
 from engine.types import TEXT_TYPES, Block, BlockType, PageInput, PageResult, Table
 
@@ -158,7 +159,11 @@ def _page_row(result: PageResult, page_input: PageInput | None) -> dict[str, Any
 
 
 def _layer(page_input: PageInput | None) -> str:
-    return "".join(line.text for line in page_input.text_lines) if page_input is not None else ""
+    """The text of the page's layer that the engine takes as text: lines of mojibake, which it reads by OCR
+    instead, count for nothing."""
+    if page_input is None:
+        return ""
+    return "".join(line.text for line in page_input.text_lines if not garbled(line.text))
 
 
 def needs_blocks(result: PageResult, page_input: PageInput | None) -> bool:

@@ -21,6 +21,7 @@ import numpy as np
 import pymupdf
 
 from engine.orientation import turn_box, turn_image
+from engine.skew import MIN_SKEW, level
 from engine.types import BBox
 
 EM_PIXELS = 28.0  # the body text's em in a crop, in pixels (10 pt at 200 dpi)
@@ -29,49 +30,12 @@ WINDOW_EM = 0.15  # how far beyond the block's box the formula's ink is looked f
 SKEW_ROOM_EM = 1.0  # what is rendered beyond the box when the crop is turned level, in ems
 SHARPEN_SIGMA = 1.5  # unsharp mask radius for scans, in pixels of the scan
 SHARPEN_AMOUNT = 1.0
-MIN_SKEW = 0.2  # degrees: a page turned less than this is left as it is
-MAX_SKEW = 3.0  # degrees: the largest skew looked for
-SKEW_STEP = 0.05
 INK_LEVEL = 160  # a pixel darker than this (0-255, on white paper) is ink
 NUMBER_GAP_EM = 1.0  # an equation number stands at least this far right of its formula
 MAX_NUMBER_EM = 3.5  # and is at most this wide
 MAX_SCAN_SCALE = 600 / 72  # scans finer than 600 dpi are read at 600
 DEFAULT_EM = 10.0  # points, when the page's body size is unknown
 ENDS_WITH_NUMBER = re.compile(r"\(\s*\d+(\.\d+)?[a-z]?\s*\)\s*$")
-
-
-def page_skew(image: np.ndarray) -> float:
-    """Degrees (counter-clockwise, as cv2 turns) that level the page's text rows: a projection profile search.
-
-    The angle whose rows of ink are sharpest (largest sum of squared row sums) wins; pages with little
-    ink are left level.
-    """
-    grey = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY) if image.ndim == 3 else image
-    factor = 1000 / max(grey.shape)
-    if factor < 1:
-        grey = cv2.resize(grey, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
-    _, ink = cv2.threshold(grey, 0, 1, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
-    ys, xs = np.nonzero(ink)
-    if len(xs) < 200 or len(xs) > 0.5 * ink.size:
-        return 0.0
-    xs, ys = xs - xs.mean(), ys - ys.mean()
-    best, best_score = 0.0, -1.0
-    steps = round(MAX_SKEW / SKEW_STEP)
-    for angle in sorted((i * SKEW_STEP for i in range(-steps, steps + 1)), key=abs):  # ties: the smaller turn
-        theta = np.deg2rad(angle)
-        rows = np.round(ys * np.cos(theta) - xs * np.sin(theta)).astype(np.int64)
-        score = float((np.bincount(rows - rows.min()).astype(np.float64) ** 2).sum())
-        if score > best_score:
-            best, best_score = angle, score
-    return round(best, 2)
-
-
-def level(grey: np.ndarray, angle: float, centre: tuple[float, float] | None = None) -> np.ndarray:
-    """The image turned by `angle` degrees about `centre` (its own by default), the corners filled from its
-    edges."""
-    height, width = grey.shape
-    matrix = cv2.getRotationMatrix2D(centre or (width / 2, height / 2), angle, 1.0)
-    return cv2.warpAffine(grey, matrix, (width, height), flags=cv2.INTER_CUBIC, borderMode=cv2.BORDER_REPLICATE)
 
 
 def sharpen(grey: np.ndarray, sigma: float = SHARPEN_SIGMA, amount: float = SHARPEN_AMOUNT) -> np.ndarray:

@@ -6,11 +6,12 @@ from collections import Counter
 import numpy as np
 
 from engine.formula import FormulaModel
-from engine.formula.crops import ends_with_number, flatten_paper, formula_crop, page_skew
+from engine.formula.crops import ends_with_number, flatten_paper, formula_crop
 from engine.formula.glyph_layout import formula_latex
 from engine.formula.layer_glyphs import formula_parts, page_glyphs
 from engine.formula.styles import canonical_latex
 from engine.orientation import displayed_box
+from engine.skew import page_skew
 from engine.stages.classify import body_size
 from engine.types import Block, Formula, PageState
 

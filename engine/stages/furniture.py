@@ -16,6 +16,9 @@ clear of the body's columns. A candidate becomes furniture on one of these cues:
 - a page number: a bare number, "- 3 -", "Page 3 of 9", "7-45", a roman numeral;
 - the row of a page number: a line beside the page number in the same band (a running head "Title  9");
 - a margin stamp: an "arXiv:" identifier or a "Downloaded from/by/on" line;
+- in the top or bottom band, a revision line ("Rev. 3", "Revised 12 March 2024", "Version 2.0", "Last
+  updated ...") or a block the layout model marks as a page header or footer: what a one-page document,
+  with no other page to repeat it, shows of its furniture;
 - in a side margin, a rotated line (read by OCR, much taller than wide) or a column of line numbers.
 
 A short block a little further in (up to WIDE_BAND), still beyond all the body, is furniture only when
@@ -36,6 +39,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Literal
 
+from engine.geometry import same_region
 from engine.stages.classify import PAGE_NUMBER, body_size
 from engine.types import Block, BlockType, PageState
 
@@ -55,6 +59,8 @@ FURNITURE_TYPES = ("header", "footer", "page_number")
 
 CHAPTER_PAGE = re.compile(r"^[A-Z]?\d{1,3}\s*[-–—.]\s*\d{1,4}$")  # "7-45", "A-3": chapter and page
 STAMP = re.compile(r"\barxiv:\s*\d|\bdownloaded\s+(from|by|on)\b", re.IGNORECASE)
+REVISION = re.compile(r"^(rev(ised|ision)?\.?|version|v(?=\d)|last\s+(updated|revised|modified)|updated|issued|"
+                      r"effective|printed|as\s+of)(?![a-z])[^\d\n]{0,12}\d", re.IGNORECASE)  # and a number soon
 BARE_NUMBER = re.compile(r"^\d{1,5}$")
 DIGITS = re.compile(r"\d+")
 SPACES = re.compile(r"\s+")
@@ -95,6 +101,7 @@ def mark_furniture(pages: list[PageState]) -> None:
     for index, page_candidates in enumerate(candidates):
         others = [c for other, cs in enumerate(candidates) if other != index for c in cs]
         numbers = _page_numbers(page_candidates)
+        marked = [region.bbox for region in pages[index].regions if region.type in FURNITURE_TYPES]
         for candidate in page_candidates:
             block = candidate.block
             if block.type in FURNITURE_TYPES:
@@ -105,7 +112,9 @@ def mark_furniture(pages: list[PageState]) -> None:
             elif any(candidate is number for number in numbers):
                 block.type = "page_number"
             elif (_repeated(candidate, others) or STAMP.search(block.text) or _beside_a_number(candidate, numbers)
-                  or (candidate.zone == "side" and (_margin_mark(block) or BARE_NUMBER.match(block.text.strip())))):
+                  or (candidate.zone == "side" and (_margin_mark(block) or BARE_NUMBER.match(block.text.strip())))
+                  or (candidate.zone != "side" and (REVISION.match(block.text.strip())
+                                                    or any(same_region(block.bbox, box) for box in marked)))):
                 block.type = _zone_type(candidate)
 
 

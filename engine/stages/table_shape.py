@@ -174,7 +174,10 @@ def _header_rows(table: Table) -> int:
 
 def joined_header_lines(table: Table) -> Table:
     """The table with each header row that continues the one above it joined to it: every cell of the lower row
-    sits right under a cell of the upper row, one under each, and the upper row has no fewer cells."""
+    sits right under a cell of the upper row, one under each, and the upper row has no fewer cells. A header
+    row whose cells all have empty slots above and below them (a label set between two header rows, "Region"
+    beside "2019" and "Men") joins the row above, its cells spanning down over the row below."""
+    table = _between_rows_joined(table)
     row = _header_rows(table) - 1
     while row >= 1:
         lower, upper = _filled(table, row), _filled(table, row - 1)
@@ -186,6 +189,29 @@ def joined_header_lines(table: Table) -> Table:
             table = _merged_rows(table, row - 1) or table
         row -= 1
     return table
+
+
+def _between_rows_joined(table: Table) -> Table:
+    row = 1
+    while row < _header_rows(table) - 1:
+        cells = _filled(table, row)
+        between = cells and all(c.row_span == 1 and not _text_at(table, row - 1, c) and not _text_at(table, row + 1, c)
+                                for c in cells)
+        joined = _merged_rows(table, row - 1) if between else None
+        if joined is None:
+            row += 1
+            continue
+        for cell in joined.cells:
+            if cell.row == row - 1 and any(cell.text == c.text and cell.col == c.col for c in cells):
+                cell.row_span = 2
+        table = make_table(joined.rows, joined.cols, _structural(joined.cells))
+    return table
+
+
+def _text_at(table: Table, row: int, cell: TableCell) -> bool:
+    """Whether the row holds text in the cell's columns."""
+    return any((other := _covering(table, row, col)) is not None and other.text
+               for col in range(cell.col, cell.col + cell.col_span))
 
 
 def widened_headers(table: Table) -> Table:

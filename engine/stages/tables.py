@@ -1,12 +1,18 @@
 """Tables: folio's ruled regions (structure from the ruling grid or from text alignment) and a finder's tables
 (PyMuPDF's on text-layer pages, the layout model's regions on rendered pages), one kept per region."""
 
+import re
 from collections import Counter
+from dataclasses import dataclass, field, replace
+
+import cv2
 
 from engine.geometry import Row, center_inside, mean_confidence, overlaps, text_rows, union
 from engine.rules import Rule, rules_from_boxes, rules_from_image
+from engine.skew import MIN_SKEW, level, levelled_box, page_skew
 from engine.stages.classify import CAPTION
 from engine.stages.table_shape import join_wrapped_rows, reshaped
+from engine.stages.text_tables import aligned_regions
 from engine.table_grid import make_table
 from engine.types import BBox, Block, Line, PageState, Region, Table, TableCell
 
@@ -16,6 +22,9 @@ MIN_LAYOUT_SCORE = 0.5  # layout-model table regions scored lower are too often 
 MIN_COLUMN_ROWS = 0.3  # share of a layout table region's rows that must hold two or more pieces of text
 COVERAGE_STEP = 0.05  # shares of the text held that differ by less are as good as equal
 MIN_SPAN_OVERLAP = 0.15  # share of a fragment's height inside a neighbouring row that makes it span that row
+FIGURE = re.compile(r"[-+−–(]?[$€£]?\d[\d,.\s]*%?\)?")  # a figure as tables print it: 1,234.5  (12)  -3%  $40
+YEAR = re.compile(r"(1[89]|20)\d\d")  # a header's year, not a figure
+MIN_FIGURE_SHARE = 0.5  # of the pieces beside a row's first: an aligned table in a picture region holds figures
 
 
 class TableStage:
@@ -28,34 +37,77 @@ class TableStage:
 
     def __call__(self, pages: list[PageState]) -> list[PageState]:
         for page in pages:
-            if page.use_text_layer:
-                rules = rules_from_boxes(page.input.drawing_boxes)
-            elif page.image is not None:
-                rules = rules_from_image(page.image, page.image_scale)
-            else:
-                rules = []
-            own, found = table_candidates(page, rules)
-            for region, table in (part for chosen in choose_tables(own, found, page.lines, rules)
+            frame = TableFrame.of(page)
+            own, found = table_candidates(page, frame)
+            for region, table in (part for chosen in choose_tables(own, found, frame.lines, frame.rules)
                                   for part in reshaped(*chosen)):
-                inside = _inside(page.lines, region)
-                page.lines = [line for line in page.lines if not _center_inside(line.bbox, region)]
+                inside = frame.on_page(_inside(frame.lines, region))
+                page.lines = [line for line in page.lines if all(line is not taken for taken in inside)]
+                frame.lines = [line for line in frame.lines if not _center_inside(line.bbox, region)]
                 text = " ".join(cell.text for cell in table.cells if cell.text)
-                page.blocks.append(Block(type="table", bbox=region, lines=inside, text=text, table=table,
-                                         confidence=mean_confidence(inside)))
+                page.blocks.append(Block(type="table", bbox=frame.page_box(region), lines=inside, text=text,
+                                         table=table, confidence=mean_confidence(inside)))
         return pages
+
+
+@dataclass
+class TableFrame:
+    """Where a page's tables are looked for: its lines, rules and layout regions, levelled when the page is a scan
+    turned by a little (rows of a table at 1.5 degrees drift by a row across it, and rows run into each other).
+    Tables are found and built in this frame; their boxes and lines go back to the page."""
+
+    lines: list[Line]
+    rules: list[Rule]
+    regions: list[Region]
+    angle: float = 0.0  # degrees the page was turned to level it
+    centre: tuple[float, float] = (0.0, 0.0)
+    originals: dict[int, Line] = field(default_factory=dict)  # a levelled line's page line, by id
+
+    @classmethod
+    def of(cls, page: PageState) -> "TableFrame":
+        if page.use_text_layer:
+            return cls(page.lines, rules_from_boxes(page.input.drawing_boxes), page.regions)
+        if page.image is None:
+            return cls(page.lines, [], page.regions)
+        angle = page_skew(page.image)
+        if abs(angle) < MIN_SKEW:
+            return cls(page.lines, rules_from_image(page.image, page.image_scale), page.regions)
+        centre = (page.input.width / 2, page.input.height / 2)
+        grey = cv2.cvtColor(page.image, cv2.COLOR_RGB2GRAY) if page.image.ndim == 3 else page.image
+        lines = [replace(line, bbox=levelled_box(line.bbox, angle, centre)) for line in page.lines]
+        regions = [replace(region, bbox=levelled_box(region.bbox, angle, centre)) for region in page.regions]
+        return cls(lines, rules_from_image(level(grey, angle), page.image_scale), regions, angle, centre,
+                   {id(levelled): line for levelled, line in zip(lines, page.lines)})
+
+    def on_page(self, lines: list[Line]) -> list[Line]:
+        """The page's own lines for lines of this frame."""
+        return [self.originals.get(id(line), line) for line in lines]
+
+    def page_box(self, box: BBox) -> BBox:
+        """A box of this frame on the page: the box around its corners turned back."""
+        if not self.angle:
+            return box
+        corners = [levelled_box((x, y, x, y), -self.angle, self.centre) for x in (box[0], box[2])
+                   for y in (box[1], box[3])]
+        return union(corners)
 
 
 Candidate = tuple[BBox, Table]
 
 
-def table_candidates(page: PageState, rules: list[Rule]) -> tuple[list[Candidate], list[Candidate]]:
-    """folio's ruled tables and the finder's. On a text-layer page a ruled "table" inside a picture region of
-    PyMuPDF's layout model is a drawing's lines (the finder, gated by that model, saw no table there)."""
-    own = [(region, table) for region, region_rules in find_table_regions(rules, page.lines)
-           if (table := build_table(region, _inside(page.lines, region), region_rules)) is not None]
+def table_candidates(page: PageState, frame: TableFrame) -> tuple[list[Candidate], list[Candidate]]:
+    """folio's ruled tables and the finder's, in the frame's terms. On a text-layer page a ruled "table" inside a
+    picture region of PyMuPDF's layout model is a drawing's lines (the finder, gated by that model, saw no table
+    there); on a rendered page the finder is the layout model's table regions, and the alignment of the text
+    where neither found one."""
+    lines, rules, regions = frame.lines, frame.rules, frame.regions
+    own = [(region, table) for region, region_rules in find_table_regions(rules, lines)
+           if (table := build_table(region, _inside(lines, region), region_rules)) is not None]
     if not page.use_text_layer:
-        return own, layout_tables(page.regions, page.lines, rules)
-    pictures = [r.bbox for r in page.regions if r.type == "figure"]
+        found = layout_tables(regions, lines, rules)
+        pictures = [r.bbox for r in regions if r.type == "figure" and r.score >= MIN_LAYOUT_SCORE]
+        return own, found + aligned_tables(lines, rules, [region for region, _ in own + found], pictures)
+    pictures = [r.bbox for r in regions if r.type == "figure"]
     own = [(region, table) for region, table in own if not any(center_inside(region, p) for p in pictures)]
     return own, [(item.bbox, join_wrapped_rows(item.table)) for item in page.input.found_tables]
 
@@ -77,6 +129,30 @@ def layout_tables(regions: list[Region], lines: list[Line], rules: list[Rule]) -
         if table is not None:
             found.append((box, table))
     return found
+
+
+def aligned_tables(lines: list[Line], rules: list[Rule], taken: list[BBox],
+                   pictures: list[BBox] = ()) -> list[Candidate]:
+    """Tables of a rendered page that only the alignment of their text shows (engine/stages/text_tables.py), where
+    no other candidate lies. In a picture region of the layout model only a table of figures counts (a statistical
+    table the model took for a picture; a screenshot's menus line up too, in words)."""
+    found: list[Candidate] = []
+    for region in aligned_regions(lines):
+        inside = _inside(lines, region)
+        if any(overlaps(region, other) for other in taken) or not _has_columns(inside):
+            continue
+        if any(overlaps(region, picture) for picture in pictures) and _figure_share(inside) < MIN_FIGURE_SHARE:
+            continue
+        table = build_table(region, inside, [rule for rule in rules if center_inside(_widened(rule), region)])
+        if table is not None:
+            found.append((region, table))
+    return found
+
+
+def _figure_share(lines: list[Line]) -> float:
+    """The share of the pieces beside each row's first that are figures."""
+    beside = [line for row in text_rows(lines) for line in sorted(row.lines, key=lambda l: l.bbox[0])[1:]]
+    return sum(1 for line in beside if FIGURE.fullmatch(line.text.strip())) / len(beside) if beside else 0.0
 
 
 def choose_tables(own: list[Candidate], found: list[Candidate], lines: list[Line],
@@ -305,7 +381,8 @@ def _aligned_cells(region: BBox, lines: list[Line], rules: list[Rule]) -> Table 
     inner = sorted((r for r in rules if r.horizontal and region[1] + EDGE < r.position < region[3] - EDGE),
                    key=lambda r: r.position)
     full_inner = [r for r in inner if r.x0 <= region[0] + EDGE and r.x1 >= region[2] - EDGE]
-    header_rows = sum(1 for row in rows if full_inner and row.center < full_inner[0].position) or 1
+    header_rows = sum(1 for row in rows if full_inner and row.center < full_inner[0].position) or \
+        _rows_before_figures(rows)
     header_rows = min(header_rows, max(1, len(rows) - 1))
     columns = _columns([line for line, row, _ in placed if row >= header_rows])
     if len(columns) < 2:
@@ -325,6 +402,17 @@ def _aligned_cells(region: BBox, lines: list[Line], rules: list[Rule]) -> Table 
     ]
     _extend_row_headers(cells, len(rows), header_rows)
     return make_table(len(rows), len(columns), cells)
+
+
+def _rows_before_figures(rows: list[Row]) -> int:
+    """The rows on top that hold no figure (a year aside) beside their first piece (a statistical table's header,
+    wrapped over lines), when a row below does; else one."""
+    def figures(row: Row) -> bool:
+        pieces = sorted(row.lines, key=lambda line: line.bbox[0])[1:]
+        return any(FIGURE.fullmatch(line.text.strip()) and not YEAR.fullmatch(line.text.strip()) for line in pieces)
+
+    first = next((index for index, row in enumerate(rows) if figures(row)), None)
+    return first if first else 1
 
 
 def _row_assignments(lines: list[Line]) -> tuple[list[Row], list[tuple[Line, int, int]]]:

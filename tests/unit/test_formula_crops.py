@@ -7,11 +7,12 @@ import numpy as np
 import pymupdf
 import pytest
 
-from engine.formula.crops import EM_PIXELS, MARGIN_EM, formula_crop, ink_box, page_skew
+from engine.formula.crops import EM_PIXELS, MARGIN_EM, formula_crop, ink_box
 from engine.formula.junia import JuniaFormulaModel
 from engine.formula.styles import canonical_latex, font_families, prune_styles, tidy
 from engine.page_source import PageSource
 from engine.render import render_page
+from engine.skew import page_skew
 from engine.stages.blocks import BlockStage
 from engine.stages.classify import ClassifyStage
 from engine.stages.formulas import FormulaStage, strip_math_wrapper

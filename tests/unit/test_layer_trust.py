@@ -7,7 +7,7 @@ import numpy as np
 import pymupdf
 import pytest
 
-from engine.layer_trust import LayerTrust, Verdict, agreement, measure_layer
+from engine.layer_trust import LayerTrust, Verdict, agreement, garbled, measure_layer
 from engine.ocr.models import find_ocr_models
 from engine.ocr.recognizer import TextRecognizer
 from engine.page_source import PageRenderer, PageSource
@@ -139,3 +139,11 @@ def test_a_layer_of_symbols_is_kept_when_ocr_reads_the_same(tmp_path: Path, chec
     checked = checked_page(pdf, check_stages, page_source)
     assert isinstance(checked.layer_trust, LayerTrust) and checked.layer_trust.agreement is not None
     assert checked.use_text_layer and checked.layer_trust.verdict is Verdict.TRUSTED
+
+
+def test_a_line_of_mojibake_is_told_from_text_with_many_accents():
+    for mojibake in ("]üìÜüéê •ìê °ê£ë†£ûÜüéê †ë ∞†¶£", "•ì£†¶íì û†èê£üî±Ü•î†ü †ë èÜ•ÜáÜ§ê Üüè", "Ü°°óîéÜ•î†ü§"):
+        assert garbled(mojibake), mojibake
+    for text in ("Đây là một bài kiểm tra tiếng Việt có dấu", "Größenordnung über Äpfel und Öl",
+                 "Ça a été très étonnant à côté", "Παράδειγμα κειμένου στα ελληνικά", "ÉTÉ", "x = ∑ y"):
+        assert not garbled(text), text

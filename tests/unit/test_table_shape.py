@@ -91,3 +91,12 @@ def test_a_table_without_cell_boxes_is_left_as_it_is():
     table = make_table(4, 2, cells)
     assert split_at_captions(table) == [table]
     assert texts(join_wrapped_rows(table)) == texts(table)
+
+
+def test_a_stub_header_set_between_two_header_rows_spans_both():
+    found = grid([["", "Permanent", "", "Temporary", ""], ["Department", "", "", "", ""],
+                  ["", "Headcount", "FTE", "Headcount", "FTE"], ["Archive", "12", "10.5", "3", "1.5"]],
+                 header_rows=3)
+    table = joined_header_lines(found)
+    assert table.rows == 3
+    assert [(c.text, c.row_span) for c in table.cells if c.row == 0][:2] == [("Department", 2), ("Permanent", 1)]

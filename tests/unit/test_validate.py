@@ -255,3 +255,12 @@ def test_a_block_the_engine_could_not_place_is_kept_with_the_page_as_its_box_and
     verdict = validate_results([result], inputs)["1:1"]
     assert not verdict.quarantined and verdict.result.blocks[1].text == "Words painted on a photograph."
     assert [(i.check, i.blocks, i.position, i.action) for i in verdict.issues] == [(PLACED_CHECK, (1,), 1, PAGE_BOX)]
+
+
+def test_lines_of_mojibake_the_engine_read_by_ocr_count_for_nothing_in_the_coverage():
+    layer = [Line(text="A paragraph of the register.", bbox=(72, 100, 540, 112), size=10),
+             Line(text="]üìÜüéê •ìê °ê£ë†£ûÜüéê †ë ∞†¶£ èÜ•ÜáÜ§ê †°ê£Ü•î†ü§", bbox=(72, 120, 540, 132), size=10)]
+    read = page(paragraph(), paragraph("Enhance the performance of your database operations", y=120.0))
+    inputs = {"1:1": PageInput(key="1:1", pdf_path="x.pdf", page_index=0, width=WIDTH, height=HEIGHT,
+                               text_lines=layer)}
+    assert validate_results([read], inputs) == {}

@@ -1,0 +1,76 @@
+"""Where a rendered page holds a table that neither rules nor the layout model show: rows of text set in the same
+columns, the way camelot's stream mode and a reader's eye find one.
+
+A run of rows, each of two or more pieces apart from each other, is a table when its pieces line up in columns
+(their spans, merged across rows, leave gaps), at least three rows hold pieces in two or more of those columns,
+and its columns are not prose: none as wide as half the run, and beside the first one figures or short labels
+(two columns of running text are a page's layout, not a table). Rows of a single piece inside the run (a
+wrapped label, a section label) stay in it.
+"""
+
+from statistics import median
+
+from engine.geometry import Row, text_rows, union
+from engine.types import BBox, Line
+
+PIECE_GAP = 0.5  # line heights between two pieces of one row, at least
+ROW_GAP = 2.0  # line heights between two rows of one table, at most
+MIN_ROWS = 3  # rows with pieces in two or more columns
+MAX_COLUMN_SHARE = 0.5  # of the run's width: a wider column is prose
+MAX_WORDS = 4  # a piece beside the first column holding more words than this is prose
+
+
+def aligned_regions(lines: list[Line]) -> list[BBox]:
+    """The boxes of the runs of rows that line up as tables."""
+    if not lines:
+        return []
+    height = median(line.height for line in lines)
+    regions, run = [], []
+    for row in text_rows(lines):
+        if run and row.top - run[-1].bottom > ROW_GAP * height:
+            regions += _table_box(run, height)
+            run = []
+        if _split(row, height) or (run and len(row.lines) == 1 and _within(row, run)):
+            run.append(row)
+        else:
+            regions += _table_box(run, height)
+            run = []
+    return regions + _table_box(run, height)
+
+
+def _split(row: Row, height: float) -> bool:
+    """Two or more pieces, each clear of the next."""
+    pieces = sorted(row.lines, key=lambda line: line.bbox[0])
+    return len(pieces) >= 2 and all(b.bbox[0] - a.bbox[2] >= PIECE_GAP * height for a, b in zip(pieces, pieces[1:]))
+
+
+def _within(row: Row, run: list[Row]) -> bool:
+    """A single piece inside the run's span (a label's or a header's next line, a section label)."""
+    left = min(line.bbox[0] for r in run for line in r.lines)
+    right = max(line.bbox[2] for r in run for line in r.lines)
+    piece = row.lines[0]
+    slack = 0.05 * (right - left)
+    return piece.bbox[0] >= left - slack and piece.bbox[2] <= right + slack
+
+
+def _table_box(run: list[Row], height: float) -> list[BBox]:
+    """The run's box when its rows line up in columns that are not prose; else none."""
+    while run and len(run[-1].lines) == 1:  # a trailing single line is the paragraph below
+        run = run[:-1]
+    pieces = [line for row in run for line in row.lines]
+    if sum(1 for row in run if len(row.lines) >= 2) < MIN_ROWS:
+        return []
+    columns: list[list[float]] = []
+    for piece in sorted(pieces, key=lambda line: line.bbox[0]):
+        if columns and piece.bbox[0] <= columns[-1][1] + 0.5 * height:
+            columns[-1][1] = max(columns[-1][1], piece.bbox[2])
+        else:
+            columns.append([piece.bbox[0], piece.bbox[2]])
+    box = union([line.bbox for line in pieces])
+    width = box[2] - box[0]
+    if len(columns) < 2 or any(b - a > MAX_COLUMN_SHARE * width for a, b in columns):
+        return []
+    beside = [line for line in pieces if line.bbox[0] > columns[0][1]]
+    if not beside or sum(1 for line in beside if len(line.text.split()) > MAX_WORDS) > 0.2 * len(beside):
+        return []
+    return [box]
