@@ -10,6 +10,7 @@ MATH_FONT = re.compile(
     re.IGNORECASE,
 )
 ROMAN_MATH_FONT = re.compile(r"^(CMR|CMBX|CMTI)\d", re.IGNORECASE)  # math roman when the body is not CM itself
+UNICODE_MATH_FONT = re.compile(r"math", re.IGNORECASE)  # Cambria Math, STIX Two Math, Latin Modern Math
 OPERATORS = set("=+<>^_|/∗·×÷±∓≤≥≠≈≡∼∝→←↔⇒⇔∀∃∈∉⊂⊆∪∩∧∨¬∞∂∇√∑∏∫∮")
 FUNCTION_NAMES = {"sin", "cos", "tan", "cot", "sec", "csc", "log", "exp", "lim", "max", "min", "sup", "inf",
                   "det", "gcd", "mod", "arg", "deg", "dim", "ker", "sinh", "cosh", "tanh", "arcsin", "arccos",
@@ -17,6 +18,17 @@ FUNCTION_NAMES = {"sin", "cos", "tan", "cot", "sec", "csc", "log", "exp", "lim",
 WORD = re.compile(r"[A-Za-z]{3,}")
 MATH_SHARE = 0.35  # text with at least this share of math characters can be a display formula
 MAX_FORMULA_WORDS = 2  # words of three letters or more (not sin, log...) a display formula may contain
+
+
+def math_letters_repaired(text: str, font: str) -> str:
+    """The text of a span in a Unicode math font with its mathematical letters (U+1D400-U+1D7FF) put back in their
+    plane: some producers' maps to Unicode drop a letter's plane (Word's PDFs give U+D44F, a Hangul syllable, for
+    U+1D44F 𝑏) or add one (U+2D436 for U+1D436), and a math font holds neither Hangul nor plane-2 characters."""
+    if not UNICODE_MATH_FONT.search(font) or not any(0xD400 <= ord(c) <= 0xD7FF or 0x2D400 <= ord(c) <= 0x2D7FF
+                                                       for c in text):
+        return text
+    return "".join(chr(ord(c) + 0x10000) if 0xD400 <= ord(c) <= 0xD7FF else chr(ord(c) - 0x10000)
+                   if 0x2D400 <= ord(c) <= 0x2D7FF else c for c in text)
 
 
 def is_math_char(char: str) -> bool:

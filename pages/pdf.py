@@ -10,6 +10,7 @@ from typing import Any
 
 import pymupdf
 
+from engine.mathiness import math_letters_repaired
 from engine.orientation import direction_turn, dominant_turn, turn_box, turn_line, turned_size
 from engine.types import Line, PageInput, Span
 from pages.budget import PageBudget
@@ -174,7 +175,8 @@ def read_text_layer(page: pymupdf.Page) -> TextLayer:
                 continue
             # spans in the line's own upright frame, where it runs left to right
             spans = [
-                Span(text=s["text"], bbox=turn_box(as_box(pymupdf.Rect(s["bbox"]) * rotation), turn, width, height),
+                Span(text=math_letters_repaired(s["text"], s["font"]),
+                     bbox=turn_box(as_box(pymupdf.Rect(s["bbox"]) * rotation), turn, width, height),
                      size=float(s["size"]), font=s["font"],
                      bold=bool(s["flags"] & _BOLD_FLAG) or "bold" in s["font"].lower(), unmapped=s["font"] in unmapped)
                 for s in raw_line["spans"] if not _glyph_codes_only(s["text"])

@@ -32,6 +32,7 @@ ROW_GAP = 0.9  # ems between the baselines of two rows of a multi-line formula o
 COLUMN_GAP = 0.6  # ems of white space that separate two columns of a matrix
 NUMBER_GAP = 1.5  # ems between a formula and its equation number, at least
 MID_SPACE = 0.2  # ems of space on both sides of a bar set as a relation (\\mid), at least
+WIDE_MARK = 0.8  # ems: an accent mark wider than this (a wide hat, marks run together) goes over all it spans
 SLACK = 1.0  # points of slack when comparing a rule's ends with what it spans
 MAX_RULE_HEIGHT = 1.5  # points: taller drawn boxes are not rules of a formula
 DELIMITER_HEIGHTS = {1: 1.2, 2: 1.8, 3: 2.4, 4: 3.0}  # ems: \big to \Bigg delimiters in TeX's extension font
@@ -342,8 +343,9 @@ def _fractions(atoms: list[Atom], rules: list[BBox]) -> list[Atom]:
 
 def _accents(atoms: list[Atom]) -> list[Atom]:
     """Accent marks with the atoms under them, as \\hat{...} and the like: a narrow accent goes with the atom
-    whose centre is nearest to its own (TeX shifts it right over an italic letter), a wide one with every atom it
-    spans."""
+    whose centre is nearest to its own (TeX shifts it right over an italic letter), a wide one (\\widehat, or
+    marks run together) with every atom it spans."""
+    atoms = _marks_joined(atoms)
     for accent in sorted((a for a in atoms if a.kind == "accent"), key=lambda a: a.bbox[1]):
         if accent not in atoms:
             continue
@@ -355,13 +357,27 @@ def _accents(atoms: list[Atom]) -> list[Atom]:
             raise Unexplained(f"an accent ({accent.latex}) over nothing")
         top = min(a.bbox[1] for a in under)
         base = [a for a in under if a.bbox[1] - top < 0.3 * a.size]
-        if accent.latex.startswith("\\wide"):
-            base = [a for a in base if min(a.x1, accent.x1) - max(a.x0, accent.x0) > 0] or base
+        if accent.latex.startswith("\\wide") or accent.x1 - accent.x0 > WIDE_MARK * accent.size:
+            base = [a for a in base if min(a.x1, accent.x1) - max(a.x0, accent.x0) > 0.3 * (a.x1 - a.x0)] or base
         else:
             base = [min(base, key=lambda a: abs(a.cx - accent.cx))]
         built = _structure(f"{accent.latex}{{{_build(base, [])}}}", [accent, *base], baseline=_exact_baseline(base))
         atoms = [a for a in atoms if a is not accent and all(a is not b for b in base)] + [built]
     return atoms
+
+
+def _marks_joined(atoms: list[Atom]) -> list[Atom]:
+    """Runs of one accent mark side by side at one height (Word stretches an arrow over a letter by repeating it)
+    as one mark."""
+    marks = sorted((a for a in atoms if a.kind == "accent"), key=lambda a: (a.latex, round(a.cy), a.x0))
+    joined: list[Atom] = []
+    for mark in marks:
+        last = joined[-1] if joined else None
+        if last is not None and last.latex == mark.latex and abs(last.cy - mark.cy) < 1.0 and mark.x0 - last.x1 < 0.5:
+            last.bbox = _union([last.bbox, mark.bbox])
+        else:
+            joined.append(replace(mark))
+    return [a for a in atoms if a.kind != "accent"] + joined
 
 
 def _baseline_clusters(atoms: list[Atom]) -> list[tuple[float, float, list[Atom]]]:

@@ -6,7 +6,9 @@ import unicodedata
 import pymupdf
 
 from engine.formula.glyph_layout import Glyph
+from engine.formula.tex_symbols import font_role
 from engine.geometry import center_inside
+from engine.mathiness import UNICODE_MATH_FONT, math_letters_repaired
 from engine.types import BBox
 
 # ink boxes (not the font's ascent and descent), the code of a glyph MuPDF cannot name, no spaces made up
@@ -32,23 +34,30 @@ def page_glyphs(page: pymupdf.Page) -> list[Glyph]:
                 continue
             for span in line["spans"]:
                 font, size = span["font"], float(span["size"])
-                glyphs.extend(Glyph(char["c"], font, size, _inked(char["bbox"], size), float(char["origin"][1]))
+                glyphs.extend(Glyph(math_letters_repaired(char["c"], font), font, size, _inked(char["bbox"], size),
+                                    float(char["origin"][1]))
                               for char in span["chars"] if not unicodedata.combining(char["c"]))
     return glyphs + _combining_marks(page)
 
 
 def _combining_marks(page: pymupdf.Page) -> list[Glyph]:
-    """The combining marks the page draws, where it draws them: their ink taken to lie above their origin,
-    where an accent's lies (0.55-0.8 em up)."""
+    """The combining marks the page draws, where it draws them: their ink taken to lie above their origin, where an
+    accent's lies (0.55-0.8 em up), over the glyph after it in TeX's fonts, over the glyph before it in a Unicode
+    math font (a combining mark follows its letter there, with no advance of its own)."""
     marks = []
     for span in page.get_texttrace():
         if span["dir"][1] or span["dir"][0] <= 0:
             continue
         size = float(span["size"])
+        unicode_math = UNICODE_MATH_FONT.search(span["font"]) is not None and font_role(span["font"]) == "text"
         for code, _, (x, y), box in span["chars"]:
-            if code > 0 and unicodedata.combining(chr(code)):
-                x1 = max(float(box[2]), x + 0.5 * size)
-                marks.append(Glyph(chr(code), span["font"], size, (x, y - 0.8 * size, x1, y - 0.55 * size), float(y)))
+            if code <= 0 or not unicodedata.combining(chr(code)):
+                continue
+            if unicode_math and float(box[2]) - x < 0.01:  # a mark with no advance, drawn back over the glyph before
+                x0, x1 = x - 0.5 * size, x
+            else:  # TeX's marks are set before the glyph they go over and reach over it
+                x0, x1 = x, max(float(box[2]), x + 0.5 * size)
+            marks.append(Glyph(chr(code), span["font"], size, (x0, y - 0.8 * size, x1, y - 0.55 * size), float(y)))
     return marks
 
 

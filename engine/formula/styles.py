@@ -16,7 +16,7 @@ is stored should render as the page does, so:
 import re
 from collections.abc import Callable
 
-from engine.mathiness import MATH_FONT, ROMAN_MATH_FONT
+from engine.mathiness import MATH_FONT, ROMAN_MATH_FONT, UNICODE_MATH_FONT
 from engine.types import Line
 
 STYLE_COMMANDS = {  # family -> the commands that set it
@@ -36,7 +36,6 @@ FAMILY_FONTS = {  # family -> font names that show it
     "typewriter": re.compile(r"^(CMTT|LMMono)|mono|courier|typewriter", re.IGNORECASE),
 }
 GENERATED_NAME = re.compile(r"^([A-Z]{1,2}|Font|T3Font|Type3)?[_-]?\d+$|^T3|^Type3", re.IGNORECASE)  # F1, T3Font_0
-UNICODE_MATH_FONT = re.compile(r"math", re.IGNORECASE)  # STIX Two Math, Cambria Math: styles by code point
 LETTER_RANGES = {  # Unicode mathematical alphanumerics by family (U+1D400-U+1D7FF)
     "bold": ((0x1D400, 0x1D433), (0x1D468, 0x1D49B), (0x1D56C, 0x1D59F), (0x1D5D4, 0x1D66F), (0x1D6A8, 0x1D6E1),
              (0x1D71C, 0x1D755), (0x1D756, 0x1D7C9), (0x1D7CE, 0x1D7D7), (0x1D7EC, 0x1D7F5)),

@@ -163,8 +163,10 @@ _OPERATORS = {
     "⋃": "\\bigcup", "⋂": "\\bigcap", "⨁": "\\bigoplus", "⨂": "\\bigotimes", "⨀": "\\bigodot",
     "⋁": "\\bigvee", "⋀": "\\bigwedge", "⨄": "\\biguplus", "⨆": "\\bigsqcup",
 }
-_OPEN = {"(": "(", "[": "[", "{": "\\{", "⟨": "\\langle", "〈": "\\langle", "⌊": "\\lfloor", "⌈": "\\lceil"}
-_CLOSE = {")": ")", "]": "]", "}": "\\}", "⟩": "\\rangle", "〉": "\\rangle", "⌋": "\\rfloor", "⌉": "\\rceil"}
+_OPEN = {"(": "(", "[": "[", "{": "\\{", "⟨": "\\langle", "\u3008": "\\langle", "\u2329": "\\langle",
+         "⌊": "\\lfloor", "⌈": "\\lceil"}
+_CLOSE = {")": ")", "]": "]", "}": "\\}", "⟩": "\\rangle", "\u3009": "\\rangle", "\u232a": "\\rangle",
+          "⌋": "\\rfloor", "⌉": "\\rceil"}
 _FENCES = {"|": "|", "‖": "\\|", "∥": "\\|", "∣": "|"}  # open or close by where they stand
 _PIECES = {  # pieces of extensible delimiters: Unicode's, and Adobe Symbol's private ones that TeX's maps use
     "(": "⎛⎜⎝\uf8eb\uf8ec\uf8ed", ")": "⎞⎟⎠\uf8f6\uf8f7\uf8f8", "[": "⎡⎢⎣\uf8ee\uf8ef\uf8f0",
@@ -223,7 +225,7 @@ def _styled(char: str) -> tuple[str, str] | None:
             return style, chr(ord("0") + code - first)
     if 0x1D6A8 <= code <= 0x1D7CB:  # bold, italic, bold italic... Greek: 58 letters a style
         offset = (code - 0x1D6A8) % 58
-        letter = "ΑΒΓΔΕΖΗΘϴΙΚΛΜΝΞΟΠΡϴΣΤΥΦΧΨΩ∇αβγδεζηθικλμνξοπρςστυφχψω∂ϵϑϰϕϱϖ"[offset]
+        letter = "ΑΒΓΔΕΖΗΘΙΚΛΜΝΞΟΠΡϴΣΤΥΦΧΨΩ∇αβγδεζηθικλμνξοπρςστυφχψω∂ϵϑϰϕϱϖ"[offset]
         style = ("mathbf", "", "boldsymbol", "mathsf", "mathsf")[(code - 0x1D6A8) // 58]
         return style, letter
     return None

@@ -9,7 +9,7 @@ from engine.stages.classify import ClassifyStage
 from engine.stages.furniture import FurnitureStage
 from engine.stages.reading_order import ReadingOrderStage
 from engine.stages.text_layer import TextLayerStage
-from engine.types import Block, Line, PageInput, PageState
+from engine.types import Block, Line, PageInput, PageState, Region
 from pages.pdf import page_input
 
 WIDTH, HEIGHT = 595.0, 842.0
@@ -190,3 +190,25 @@ def test_the_first_pages_title_stays_a_title_when_later_pages_run_it_as_their_he
     first, *rest = parse(write_pdf(tmp_path / "titled-run.pdf", pages))
     assert (first.blocks[0].text, first.blocks[0].type) == (head, "title")
     assert all((page.blocks[0].text, page.blocks[0].type) == (head, "header") for page in rest)
+
+
+def test_a_one_page_documents_revision_line_and_the_layout_models_page_header_are_furniture(tmp_path: Path):
+    path = write_pdf(tmp_path / "bulletin.pdf", [[
+        ("Statistical Bulletin 12/2024", 60, 72, 10, "helv"),
+        ("Rev. 3, 2024-03-12", 460, 72, 8, "helv"),
+        *paragraphs(110),
+        ("Revision history is kept in the register", 60, 770, 9, "helv"),
+    ]])
+    [plain] = parse(path, furniture=False)
+    assert not {"header", "footer"} & {b.type for b in plain.blocks}  # below the top margin, nothing repeats it
+    with pymupdf.open(path) as document:
+        [item] = [page_input(document[0], "p0", path)]
+    page = PageState(input=item)
+    for stage in (TextLayerStage(), BlockStage(), ClassifyStage()):
+        [page] = stage([page])
+    [head] = [b for b in page.blocks if b.text == "Statistical Bulletin 12/2024"]
+    page.regions = [Region(type="header", bbox=head.bbox, score=1.0)]  # as PyMuPDF's layout model marks it
+    [page] = ReadingOrderStage()(FurnitureStage()([page]))
+    types = {b.text: b.type for b in page.blocks}
+    assert types["Rev. 3, 2024-03-12"] == "header" and types["Statistical Bulletin 12/2024"] == "header"
+    assert types["Revision history is kept in the register"] != "footer"  # no number or date: a sentence

@@ -9,6 +9,7 @@ import pytest
 
 from engine.formula.glyph_layout import Glyph, formula_latex
 from engine.formula.layer_glyphs import page_glyphs
+from engine.mathiness import math_letters_repaired
 from engine.page_source import PageSource
 from engine.stages.blocks import BlockStage
 from engine.stages.classify import ClassifyStage
@@ -117,3 +118,11 @@ def test_a_formula_whose_text_layer_is_not_trusted_is_left_to_the_model(tmp_path
     page.use_text_layer = False  # the layer check found the glyphs unreadable: OCR read the page
     assert FormulaStage(None)._from_layer([(page, block)]) == [(page, block)]
     assert block.formula is None
+
+
+def test_unicode_math_letters_read_as_letters_and_their_lost_plane_put_back():
+    line = [Glyph(char, "CambriaMath", 11.0, (x, 90.0, x + 6, 100.0), 100.0)
+            for char, x in (("\U0001d44e", 0), ("+", 8), ("\U0001d41b", 16), ("=", 24), ("\u2207", 32))]
+    assert formula_latex(line, []) == r"a + \mathbf{b} = \nabla"
+    assert math_letters_repaired("\ud44f\u2202\U0002d436", "CambriaMath") == "\U0001d44f\u2202\U0001d436"
+    assert math_letters_repaired("\ud44f", "Batang") == "\ud44f"  # a Hangul syllable of a text font stays one
