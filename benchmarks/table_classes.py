@@ -21,7 +21,6 @@ benchmark's own run.sh, then `report` gives TEDS and text per class:
 
 import argparse
 import hashlib
-import html
 import json
 import random
 from dataclasses import dataclass, field
@@ -29,6 +28,9 @@ from pathlib import Path
 
 import pymupdf
 from formula_crops import scan
+
+from engine.table_grid import table_html
+from engine.types import TableCell
 
 CLASSES = ("stacked", "wrapped", "headers", "aligned", "furniture")
 FONTS = {"helv": ("helv", "hebo"), "times": ("tiro", "tibo")}
@@ -67,34 +69,15 @@ MARGIN = 54.0
 
 
 @dataclass
-class Cell:
-    text: str
-    row: int
-    col: int
-    row_span: int = 1
-    col_span: int = 1
-    header: bool = False
-
-
-@dataclass
 class Grid:
     """A table's truth: cells on a grid (every slot covered once), which rows are header rows."""
 
     rows: int
     cols: int
-    cells: list[Cell]
+    cells: list[TableCell]
 
     def html(self) -> str:
-        parts = ["<table>"]
-        for row in range(self.rows):
-            parts.append("<tr>")
-            for cell in sorted((c for c in self.cells if c.row == row), key=lambda c: c.col):
-                tag = "th" if cell.header else "td"
-                spans = (f' rowspan="{cell.row_span}"' if cell.row_span > 1 else "") + \
-                        (f' colspan="{cell.col_span}"' if cell.col_span > 1 else "")
-                parts.append(f"<{tag}{spans}>{html.escape(cell.text, quote=False)}</{tag}>")
-            parts.append("</tr>")
-        return "".join(parts + ["</table>"])
+        return table_html(self.rows, self.cells)
 
     def block(self, bbox: tuple[float, float, float, float]) -> dict:
         return {"type": "table", "bbox": [round(v, 1) for v in bbox],
@@ -122,15 +105,15 @@ class TableSpec:
         return 1 + sum(span for _, span in self.header[-1])
 
     def grid(self) -> Grid:
-        cells = [Cell(self.stub, 0, 0, row_span=len(self.header), header=True)]
+        cells = [TableCell(0, 0, self.stub, row_span=len(self.header), header=True)]
         for r, row in enumerate(self.header):
             col = 1
             for text, span in row:
-                cells.append(Cell(text, r, col, col_span=span, header=True))
+                cells.append(TableCell(r, col, text, col_span=span, header=True))
                 col += span
         top = len(self.header)
         for r, row in enumerate(self.body):
-            cells += [Cell(text, top + r, c) for c, text in enumerate(row)]
+            cells += [TableCell(top + r, c, text) for c, text in enumerate(row)]
         return Grid(top + len(self.body), self.cols, cells)
 
 

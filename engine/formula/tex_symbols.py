@@ -231,25 +231,19 @@ def _styled(char: str) -> tuple[str, str] | None:
     return None
 
 
+_KINDS: tuple[tuple[dict[str, str], Kind], ...] = ((_RELATIONS, "rel"), (_BINARY, "bin"), (_OPERATORS, "op"),
+                                                   (_OPEN, "open"), (_CLOSE, "close"), (_FENCES, "fence"),
+                                                   (_ACCENTS, "accent"))
+
+
 def unicode_symbol(char: str) -> Symbol | None:
     """The meaning of a Unicode character in a formula; None when it has none known here."""
     if char in _GREEK:
         name = _GREEK[char]
         return Symbol(name if len(name) == 1 else "\\" + name)
-    if char in _RELATIONS:
-        return Symbol(_RELATIONS[char], "rel")
-    if char in _BINARY:
-        return Symbol(_BINARY[char], "bin")
-    if char in _OPERATORS:
-        return Symbol(_OPERATORS[char], "op")
-    if char in _OPEN:
-        return Symbol(_OPEN[char], "open")
-    if char in _CLOSE:
-        return Symbol(_CLOSE[char], "close")
-    if char in _FENCES:
-        return Symbol(_FENCES[char], "fence")
-    if char in _ACCENTS:
-        return Symbol(_ACCENTS[char], "accent")
+    for table, kind in _KINDS:
+        if char in table:
+            return Symbol(table[char], kind)
     if char == "√":
         return Symbol("\\sqrt", "radical")
     piece = next((latex for latex, pieces in _PIECES.items() if char in pieces), None)
