@@ -19,14 +19,24 @@ is neither a fraction nor a radical's, an accent over nothing): the image model 
 """
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
-from engine.formula.tex_symbols import Kind, Symbol, font_role, glyph_symbol
+from engine.formula.glyph_atoms import (
+    AXIS,
+    FULL_SIZE,
+    MAX_RULE_HEIGHT,
+    Atom,
+    Glyph,
+    Unexplained,
+    atoms_of,
+    em_of,
+    spaced,
+    structure,
+    union,
+)
 from engine.types import BBox
 
-AXIS = 0.25  # TeX's math axis above the baseline, in ems (2.5 pt at 10 pt)
 ON_BASELINE = 0.1  # ems a glyph's baseline may differ from its line's and still sit on it
-FULL_SIZE = 0.85  # a glyph at least this share of a line's size is set at the line's size, not as a script
 CHAIN_GAP = 0.6  # ems between atoms stacked into one numerator, denominator or limit
 ROW_GAP = 0.9  # ems between the baselines of two rows of a multi-line formula or a matrix, at least
 COLUMN_GAP = 0.6  # ems of white space that separate two columns of a matrix
@@ -34,8 +44,6 @@ NUMBER_GAP = 1.5  # ems between a formula and its equation number, at least
 MID_SPACE = 0.2  # ems of space on both sides of a bar set as a relation (\\mid), at least
 WIDE_MARK = 0.8  # ems: an accent mark wider than this (a wide hat, marks run together) goes over all it spans
 SLACK = 1.0  # points of slack when comparing a rule's ends with what it spans
-MAX_RULE_HEIGHT = 1.5  # points: taller drawn boxes are not rules of a formula
-DELIMITER_HEIGHTS = {1: 1.2, 2: 1.8, 3: 2.4, 4: 3.0}  # ems: \big to \Bigg delimiters in TeX's extension font
 FUNCTIONS = ("arccos", "arcsin", "arctan", "arg", "cos", "cosh", "cot", "coth", "csc", "deg", "det", "dim", "exp",
              "gcd", "hom", "inf", "ker", "lg", "lim", "liminf", "limsup", "ln", "log", "max", "min", "Pr", "sec",
              "sin", "sinh", "sup", "tan", "tanh", "bmod", "mod", "argmax", "argmin")
@@ -43,187 +51,17 @@ LIMIT_FUNCTIONS = {"lim", "liminf", "limsup", "max", "min", "sup", "inf", "det",
 SIDE_SCRIPT_OPERATORS = {"\\int", "\\iint", "\\iiint", "\\oint"}  # TeX sets their limits beside them
 
 
-class Unexplained(Exception):
-    """Something in the formula the layout cannot account for."""
-
-
-@dataclass(frozen=True, slots=True)
-class Glyph:
-    """A glyph of the text layer: its character (or code, where the font maps none), font and size, the box
-    of its ink, and the baseline it was set on."""
-
-    char: str
-    font: str
-    size: float
-    bbox: BBox
-    baseline: float
-
-
-@dataclass(slots=True)
-class Atom:
-    """A glyph or a structure built of several, with its LaTeX."""
-
-    latex: str
-    kind: Kind
-    bbox: BBox
-    baseline: float
-    size: float
-    style: str = ""
-    scale: int = 0  # extension-font delimiters: 1-4 for \big to \Bigg, 5 for an extensible one
-    centred: bool = False  # set on the math axis (big operators, extension glyphs, structures): baseline derived
-    parts: list[str] = field(default_factory=list)  # a matrix's rows or an operator's name letters
-
-    @property
-    def x0(self) -> float:
-        return self.bbox[0]
-
-    @property
-    def x1(self) -> float:
-        return self.bbox[2]
-
-    @property
-    def cx(self) -> float:
-        return (self.bbox[0] + self.bbox[2]) / 2
-
-    @property
-    def cy(self) -> float:
-        return (self.bbox[1] + self.bbox[3]) / 2
-
-
 def formula_latex(glyphs: list[Glyph], rules: list[BBox]) -> str | None:
     """The formula's LaTeX, or None when its glyphs and rules cannot all be explained."""
-    atoms = []
-    script_as_calligraphic = any(font_role(glyph.font) == "symbol" for glyph in glyphs)  # mathptmx: rsfs is \mathcal
-    for glyph in glyphs:
-        if glyph.char.isspace() and font_role(glyph.font) != "ext":  # an extension font's codes 9-13 and 32 are
-            continue                                                # delimiters
-        symbol = glyph_symbol(glyph.char, glyph.font, (glyph.bbox[3] - glyph.bbox[1]) / max(glyph.size, 1.0))
-        if symbol is None or not _fits(symbol, glyph):
-            return None
-        if symbol.style == "mathscr" and script_as_calligraphic:
-            symbol = replace(symbol, style="mathcal")
-        atoms.append(_atom(glyph, symbol))
+    atoms = atoms_of(glyphs)
     thin = [rule for rule in rules if rule[3] - rule[1] <= MAX_RULE_HEIGHT and rule[2] - rule[0] > 1.0]
     if not atoms or len(thin) != len(rules):
         return None
     try:
-        latex = _build(_dots(_relations_joined(_pieces_joined(atoms))), thin)
+        latex = _build(atoms, thin)
     except Unexplained:
         return None
     return " ".join(latex.split()) or None
-
-
-def _fits(symbol: Symbol, glyph: Glyph) -> bool:
-    """Whether a sized delimiter read by its code is as tall as that size is: a glyph named otherwise by its
-    font's map to Unicode is not."""
-    expected = DELIMITER_HEIGHTS.get(symbol.scale)
-    return expected is None or 0.75 <= (glyph.bbox[3] - glyph.bbox[1]) / glyph.size / expected <= 1.2
-
-
-def _atom(glyph: Glyph, symbol: Symbol) -> Atom:
-    centred = symbol.scale > 0 or symbol.kind in ("op", "radical") and glyph.size > 0
-    baseline = glyph.baseline
-    if centred:  # on the axis: where its baseline would be
-        baseline = (glyph.bbox[1] + glyph.bbox[3]) / 2 + AXIS * glyph.size
-    return Atom(symbol.latex, symbol.kind, glyph.bbox, baseline, glyph.size, symbol.style, symbol.scale, centred)
-
-
-def _union(boxes: list[BBox]) -> BBox:
-    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
-
-
-def _structure(latex: str, members: list[Atom], kind: Kind = "ord", baseline: float | None = None) -> Atom:
-    """An atom built of `members`: set on the axis unless a baseline is given."""
-    box = _union([atom.bbox for atom in members])
-    size = max(atom.size for atom in members)
-    if baseline is None:
-        return Atom(latex, kind, box, (box[1] + box[3]) / 2 + AXIS * size, size, centred=True)
-    return Atom(latex, kind, box, baseline, size)
-
-
-def _pieces_joined(atoms: list[Atom]) -> list[Atom]:
-    """The pieces of an extensible delimiter or radical (top, repeated middle, bottom) as one glyph."""
-    pieces = sorted((a for a in atoms if a.scale == 5), key=lambda a: (a.latex, a.x0, a.bbox[1]))
-    joined: list[Atom] = []
-    for piece in pieces:
-        last = joined[-1] if joined else None
-        if (last is not None and last.latex == piece.latex and min(last.x1, piece.x1) - max(last.x0, piece.x0) > 0
-                and piece.bbox[1] - last.bbox[3] < 1.0):
-            box = _union([last.bbox, piece.bbox])
-            joined[-1] = replace(last, bbox=box, baseline=(box[1] + box[3]) / 2 + AXIS * last.size)
-        else:
-            joined.append(piece)
-    return [a for a in atoms if a.scale != 5] + joined
-
-
-JOINED_RELATIONS = {  # relations TeX sets as two overlapping glyphs
-    ("-", "\\to"): "\\longrightarrow", ("\\leftarrow", "-"): "\\longleftarrow",
-    ("\\leftarrow", "\\to"): "\\longleftrightarrow", ("=", "\\Rightarrow"): "\\Longrightarrow",
-    ("\\Leftarrow", "="): "\\Longleftarrow", ("\\Leftarrow", "\\Rightarrow"): "\\Longleftrightarrow",
-    ("\\mapstochar", "\\to"): "\\mapsto", ("\\mapstochar", "\\longrightarrow"): "\\longmapsto",
-    ("\\not", "="): "\\neq", ("\\not", "\\in"): "\\notin", ("/", "\\in"): "\\notin",
-    ("\\in", "/"): "\\notin", ("\\not", "\\equiv"): "\\not\\equiv", ("\\not", "\\subset"): "\\not\\subset",
-}
-
-
-def _relations_joined(atoms: list[Atom]) -> list[Atom]:
-    """Relations set as two overlapping glyphs (\\longrightarrow, \\neq, \\notin, \\mapsto) as one atom."""
-    atoms = sorted(atoms, key=lambda a: a.x0)
-    joined = True
-    while joined:
-        joined = False
-        for index in range(len(atoms) - 1):
-            first, second = atoms[index], atoms[index + 1]
-            latex = JOINED_RELATIONS.get((first.latex, second.latex))
-            if latex is None and abs(first.x0 - second.x0) < 1.0:  # an overlay set at its glyph's origin
-                latex = JOINED_RELATIONS.get((second.latex, first.latex))
-            if latex is None or first.x1 - second.x0 < 0.5 or abs(first.baseline - second.baseline) > 0.5:
-                continue
-            if latex == "\\Longleftrightarrow" and _spaced(atoms, index, index + 1, 0.45 * first.size):
-                latex = "\\iff"
-            atoms[index:index + 2] = [_structure(latex, [first, second], "rel", baseline=first.baseline)]
-            joined = True
-            break
-    return atoms
-
-
-def _spaced(atoms: list[Atom], first: int, last: int, space: float) -> bool:
-    """Whether atoms[first:last + 1] stand at least `space` from their neighbours on both sides."""
-    before = atoms[first - 1].x1 if first > 0 else float("-inf")
-    after = atoms[last + 1].x0 if last + 1 < len(atoms) else float("inf")
-    return atoms[first].x0 - before >= space and after - atoms[last].x1 >= space
-
-
-def _dots(atoms: list[Atom]) -> list[Atom]:
-    """Three dots stacked upright (\\vdots) or down a diagonal (\\ddots) as one atom."""
-    dots = sorted((a for a in atoms if a.latex in (".", "\\cdot") and a.bbox[2] - a.bbox[0] < 0.35 * a.size),
-                  key=lambda a: a.bbox[1])
-    used: set[int] = set()
-    found: list[Atom] = []
-    for first in dots:
-        if id(first) in used:
-            continue
-        for second in dots:
-            dy, dx = second.cy - first.cy, second.cx - first.cx
-            if id(second) in used or second is first or not 0.15 * first.size < dy < 0.6 * first.size:
-                continue
-            third = next((a for a in dots if id(a) not in used and a is not first and a is not second
-                          and abs(a.cy - second.cy - dy) < 0.3 and abs(a.cx - second.cx - dx) < 0.3), None)
-            if third is None or abs(dx) > 1.5 * dy or (0.3 < abs(dx) < 0.5 * dy):
-                continue
-            used.update({id(first), id(second), id(third)})
-            group = [first, second, third]
-            found.append(_structure("\\vdots" if abs(dx) <= 0.3 else "\\ddots", group,
-                                    baseline=max(dot.baseline for dot in group)))
-            break
-    return [a for a in atoms if id(a) not in used] + found
-
-
-def _em(atoms: list[Atom]) -> float:
-    """The group's font size: its largest, but for sized delimiters (their font has one size for all) and big
-    operators (set larger than the text around them)."""
-    sizes = [a.size for a in atoms if not a.scale and a.kind != "op"] or [a.size for a in atoms]
-    return max(sizes) if sizes else 10.0
 
 
 def _build(atoms: list[Atom], rules: list[BBox]) -> str:
@@ -278,7 +116,7 @@ def _radicals(atoms: list[Atom], rules: list[BBox]) -> tuple[list[Atom], list[BB
         radicand = [a for a in _inside(atoms, region) if a is not sign]
         index_zone = (sign.x0 - em, sign.bbox[1] - em, sign.x0 + 0.6 * (sign.x1 - sign.x0), sign.cy)
         index = [a for a in _inside(atoms, index_zone) if a is not sign and a not in radicand
-                 and a.size < 0.9 * _em(radicand or [sign])]
+                 and a.size < 0.9 * em_of(radicand or [sign])]
         inner = [r for r in _rules_in(rules, region) if r is not over]
         rules = [r for r in rules if r is not over and r not in inner]
         body = _settled(radicand, inner)
@@ -287,7 +125,7 @@ def _radicals(atoms: list[Atom], rules: list[BBox]) -> tuple[list[Atom], list[BB
         members = [sign, *radicand, *index]
         baseline = _exact_baseline(body) if body else sign.baseline
         atoms = [a for a in atoms if all(a is not m for m in members)]
-        atoms.append(_structure(latex, members, baseline=baseline))
+        atoms.append(structure(latex, members, baseline=baseline))
     return atoms, rules
 
 
@@ -313,13 +151,13 @@ def _fractions(atoms: list[Atom], rules: list[BBox]) -> list[Atom]:
     for rule in sorted(rules, key=lambda r: r[0] - r[2]):
         if rule not in rules:
             continue
-        em = _em(atoms)
+        em = em_of(atoms)
         above, below = _chain(atoms, rule, True, em), _chain(atoms, rule, False, em)
         if not above and not below:
             raise Unexplained("a rule over and under nothing")
         parts, settled = [], []
         for side in (above, below):
-            region = _union([a.bbox for a in side]) if side else rule
+            region = union([a.bbox for a in side]) if side else rule
             inner = [r for r in _rules_in(rules, region) if r is not rule]
             rules = [r for r in rules if r not in inner]
             settled.append(_settled(side, inner))
@@ -329,14 +167,14 @@ def _fractions(atoms: list[Atom], rules: list[BBox]) -> list[Atom]:
         if above and below:
             holder = Atom("", "ord", rule, rule[1], em)
             atoms = [a for a in atoms if all(a is not m for m in members)]
-            built = _structure(f"\\frac{{{parts[0]}}}{{{parts[1]}}}", [*members, holder])
+            built = structure(f"\\frac{{{parts[0]}}}{{{parts[1]}}}", [*members, holder])
         elif below:
             atoms = [a for a in atoms if all(a is not m for m in members)]
-            built = _structure(f"\\overline{{{parts[1]}}}", members, baseline=_exact_baseline(settled[1]))
+            built = structure(f"\\overline{{{parts[1]}}}", members, baseline=_exact_baseline(settled[1]))
         else:
             atoms = [a for a in atoms if all(a is not m for m in members)]
-            built = _structure(f"\\underline{{{parts[0]}}}", members, baseline=_exact_baseline(settled[0]))
-        built.bbox = _union([built.bbox, rule])
+            built = structure(f"\\underline{{{parts[0]}}}", members, baseline=_exact_baseline(settled[0]))
+        built.bbox = union([built.bbox, rule])
         atoms.append(built)
     return atoms
 
@@ -361,7 +199,7 @@ def _accents(atoms: list[Atom]) -> list[Atom]:
             base = [a for a in base if min(a.x1, accent.x1) - max(a.x0, accent.x0) > 0.3 * (a.x1 - a.x0)] or base
         else:
             base = [min(base, key=lambda a: abs(a.cx - accent.cx))]
-        built = _structure(f"{accent.latex}{{{_build(base, [])}}}", [accent, *base], baseline=_exact_baseline(base))
+        built = structure(f"{accent.latex}{{{_build(base, [])}}}", [accent, *base], baseline=_exact_baseline(base))
         atoms = [a for a in atoms if a is not accent and all(a is not b for b in base)] + [built]
     return atoms
 
@@ -374,7 +212,7 @@ def _marks_joined(atoms: list[Atom]) -> list[Atom]:
     for mark in marks:
         last = joined[-1] if joined else None
         if last is not None and last.latex == mark.latex and abs(last.cy - mark.cy) < 1.0 and mark.x0 - last.x1 < 0.5:
-            last.bbox = _union([last.bbox, mark.bbox])
+            last.bbox = union([last.bbox, mark.bbox])
         else:
             joined.append(replace(mark))
     return [a for a in atoms if a.kind != "accent"] + joined
@@ -382,7 +220,7 @@ def _marks_joined(atoms: list[Atom]) -> list[Atom]:
 
 def _baseline_clusters(atoms: list[Atom]) -> list[tuple[float, float, list[Atom]]]:
     """(baseline, width, atoms) of the full-size glyphs set on each baseline, widest first."""
-    em = _em(atoms)
+    em = em_of(atoms)
     full = sorted((a for a in atoms if not a.centred and a.size >= FULL_SIZE * em), key=lambda a: a.baseline)
     clusters: list[list[Atom]] = []
     for atom in full:
@@ -407,7 +245,7 @@ def _baseline(atoms: list[Atom]) -> float:
     clusters = _baseline_clusters(atoms)
     if clusters:
         return clusters[0][0]
-    em = _em(atoms)
+    em = em_of(atoms)
     full = [a for a in atoms if a.size >= FULL_SIZE * em] or atoms
     return sum(a.baseline for a in full) / len(full)
 
@@ -415,7 +253,7 @@ def _baseline(atoms: list[Atom]) -> float:
 def _rows(atoms: list[Atom]) -> list[list[Atom]]:
     """The group's rows, top to bottom: baselines of full-size glyphs a row apart whose spans overlap, each
     with the atoms nearest to it."""
-    em = _em(atoms)
+    em = em_of(atoms)
     baselines = sorted(b for b, _, _ in _baseline_clusters(atoms))
     rows = [baselines[0]] if baselines else []
     for baseline in baselines[1:]:
@@ -445,7 +283,7 @@ def _aligned(rows: list[list[Atom]]) -> str:
 
 def _line(atoms: list[Atom], align_at: float | None = None) -> str:
     """A line's LaTeX: the atoms on its baseline in order, each with its scripts and limits."""
-    em = _em(atoms)
+    em = em_of(atoms)
     baseline = _baseline(atoms)
     axis = baseline - AXIS * em
     on = sorted((a for a in atoms if _on_line(a, baseline, axis, em)), key=lambda a: a.x0)
@@ -480,7 +318,7 @@ def _line(atoms: list[Atom], align_at: float | None = None) -> str:
             tokens.append("&")
             align_at = None
         token = _token(atom, fences.get(index))
-        if atom.latex == "|" and index not in fences and _spaced(on, index, index, MID_SPACE * em):
+        if atom.latex == "|" and index not in fences and spaced(on, index, index, MID_SPACE * em):
             token = "\\mid"
         if index in limits:
             above, below = limits[index]
@@ -562,7 +400,7 @@ def _names(on: list[Atom], em: float) -> list[Atom]:
         if (last is not None and atom.style == "mathrm" and last.style == "mathrm" and atom.latex.isalpha()
                 and last.parts and atom.x0 - last.x1 < 0.1 * em):
             last.parts.append(atom.latex)
-            last.bbox = _union([last.bbox, atom.bbox])
+            last.bbox = union([last.bbox, atom.bbox])
             continue
         if atom.style == "mathrm" and atom.latex.isalpha() and len(atom.latex) == 1:
             atom = replace(atom, parts=[atom.latex])
@@ -639,7 +477,7 @@ def _joined(tokens: list[str], on: list[Atom]) -> str:
 def _matrices(atoms: list[Atom]) -> list[Atom]:
     """Rows of atoms between a pair of tall delimiters (or after a lone left brace) as one matrix atom:
     pmatrix, bmatrix, vmatrix, Bmatrix, cases, or a binomial."""
-    em = _em(atoms)
+    em = em_of(atoms)
     tall = sorted((a for a in atoms if (a.kind == "fence" or a.scale) and a.bbox[3] - a.bbox[1] > 1.8 * em),
                   key=lambda a: a.x0)
     for left in tall:
@@ -661,7 +499,7 @@ def _matrices(atoms: list[Atom]) -> list[Atom]:
             continue
         members = [left, *inner] + ([right] if right is not None else [])
         atoms = [a for a in atoms if all(a is not m for m in members)]
-        atoms.append(_structure(_matrix_latex(left.latex, right is not None, cells, rows, em), members))
+        atoms.append(structure(_matrix_latex(left.latex, right is not None, cells, rows, em), members))
     return atoms
 
 

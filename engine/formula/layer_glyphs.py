@@ -5,7 +5,7 @@ import unicodedata
 
 import pymupdf
 
-from engine.formula.glyph_layout import Glyph
+from engine.formula.glyph_atoms import Glyph
 from engine.formula.tex_symbols import font_role
 from engine.geometry import center_inside
 from engine.mathiness import UNICODE_MATH_FONT, math_letters_repaired

@@ -7,7 +7,8 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from engine.formula.glyph_layout import Glyph, formula_latex
+from engine.formula.glyph_atoms import Glyph
+from engine.formula.glyph_layout import formula_latex
 from engine.formula.layer_glyphs import page_glyphs
 from engine.mathiness import math_letters_repaired
 from engine.page_source import PageSource
