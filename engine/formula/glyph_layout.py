@@ -49,6 +49,9 @@ FUNCTIONS = ("arccos", "arcsin", "arctan", "arg", "cos", "cosh", "cot", "coth", 
              "sin", "sinh", "sup", "tan", "tanh", "bmod", "mod", "argmax", "argmin")
 LIMIT_FUNCTIONS = {"lim", "liminf", "limsup", "max", "min", "sup", "inf", "det", "gcd", "Pr", "argmax", "argmin"}
 SIDE_SCRIPT_OPERATORS = {"\\int", "\\iint", "\\iiint", "\\oint"}  # TeX sets their limits beside them
+STYLED_WORD = re.compile(r"\\(mathbf|mathrm|mathsf|mathtt|mathit|boldsymbol|mathcal|mathbb|mathfrak|mathscr)"
+                         r"\{[A-Za-z0-9]\}(?: \\\1\{[A-Za-z0-9]\}){2,}(?![A-Za-z0-9])")
+STYLED_LETTER = re.compile(r"\{([A-Za-z0-9])\}")
 
 
 def formula_latex(glyphs: list[Glyph], rules: list[BBox]) -> str | None:
@@ -324,9 +327,11 @@ def _line(atoms: list[Atom], align_at: float | None = None) -> str:
             above, below = limits[index]
             token += (f"_{{{_build(below, [])}}}" if below else "") + (f"^{{{_build(above, [])}}}" if above else "")
         if index in scripts:
+            if index in limits:
+                raise Unexplained(f"{atom.latex} with limits and scripts")
             token += _scripts(scripts[index], baseline, axis)
         tokens.append(token)
-    return _joined(tokens, on)
+    return _joined(tokens)
 
 
 def _on_line(atom: Atom, baseline: float, axis: float, em: float) -> bool:
@@ -464,10 +469,11 @@ def _token(atom: Atom, sizing: str | None) -> str:
     return atom.latex
 
 
-def _joined(tokens: list[str], on: list[Atom]) -> str:
+def _joined(tokens: list[str]) -> str:
     """Tokens joined: three \\cdot in a row are \\cdots, three periods \\ldots, integral signs in a row
-    \\iint and \\iiint, "(mod m)" \\pmod{m}."""
-    text = " ".join(tokens)
+    \\iint and \\iiint, "(mod m)" \\pmod{m}, three or more letters of one style in a row one word of it."""
+    text = STYLED_WORD.sub(lambda word: f"\\{word.group(1)}{{{''.join(STYLED_LETTER.findall(word.group(0)))}}}",
+                           " ".join(tokens))
     for single, triple in (("\\cdot", "\\cdots"), (".", "\\ldots")):
         text = text.replace(f"{single} {single} {single}", triple)
     text = re.sub(r"\( \\bmod (\S+) \)", r"\\pmod{\1}", text)

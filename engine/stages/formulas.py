@@ -1,5 +1,6 @@
 """LaTeX for display-formula blocks, read from crops made the way the model learnt (engine/formula/crops.py)."""
 
+import logging
 import re
 from collections import Counter
 
@@ -17,7 +18,11 @@ from engine.types import Block, Formula, PageState
 
 __all__ = ["FormulaStage", "balance_groups", "flatten_paper", "strip_math_wrapper"]
 
+log = logging.getLogger(__name__)
+
 MAX_BATCH = 16
+# what a fault in reading a formula's glyphs raises; not MuPDF's errors nor a page budget's, which are the page's
+LAYOUT_FAULTS = (ArithmeticError, LookupError, ValueError, TypeError, AttributeError)
 LAYER_CONFIDENCE = 1.0  # a formula built from the text layer's own glyphs: every symbol is the PDF's
 _ENVIRONMENTS = r"equation|displaymath|align|gather|eqnarray|multline"
 _WRAPPER = re.compile(
@@ -128,9 +133,14 @@ class FormulaStage:
             if not _set_by_text_layer(page, block):
                 left.append((page, block))
                 continue
-            if id(page) not in glyphs:
-                glyphs[id(page)] = page_glyphs(page.source.page(page.input))
-            latex = formula_latex(*formula_parts(glyphs[id(page)], page.input.drawing_boxes, block.bbox))
+            try:
+                if id(page) not in glyphs:
+                    glyphs[id(page)] = page_glyphs(page.source.page(page.input))
+                latex = formula_latex(*formula_parts(glyphs[id(page)], page.input.drawing_boxes, block.bbox))
+            except LAYOUT_FAULTS:  # a fault of the glyph reading costs the formula its shortcut, not the page
+                log.warning("page %s: the formula at %s is read from its crop: reading its glyphs failed",
+                            page.input.key, block.bbox, exc_info=True)
+                latex = None
             if latex is None:
                 left.append((page, block))
             else:

@@ -12,6 +12,7 @@ from engine.formula.glyph_layout import formula_latex
 from engine.formula.layer_glyphs import page_glyphs
 from engine.mathiness import math_letters_repaired
 from engine.page_source import PageSource
+from engine.stages import formulas
 from engine.stages.blocks import BlockStage
 from engine.stages.classify import ClassifyStage
 from engine.stages.formulas import LAYER_CONFIDENCE, FormulaStage
@@ -127,3 +128,17 @@ def test_unicode_math_letters_read_as_letters_and_their_lost_plane_put_back():
     assert formula_latex(line, []) == r"a + \mathbf{b} = \nabla"
     assert math_letters_repaired("\ud44f\u2202\U0002d436", "CambriaMath") == "\U0001d44f\u2202\U0001d436"
     assert math_letters_repaired("\ud44f", "Batang") == "\ud44f"  # a Hangul syllable of a text font stays one
+
+
+def test_a_fault_in_reading_a_formulas_glyphs_leaves_it_to_the_model_and_says_so(
+        tmp_path: Path, page_source: PageSource, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture):
+    pdf = compile_tex(tmp_path, "paper", f"{PROSE}\n{display('a^{2} + b^{2} = c^{2}')}\n{PROSE}")
+    page = stages_to_formulas(pdf, page_source)
+    [block] = [b for b in page.blocks if b.type == "formula"]
+
+    def broken(glyphs, rules):
+        raise IndexError("list index out of range")
+
+    monkeypatch.setattr(formulas, "formula_latex", broken)
+    assert FormulaStage(None)._from_layer([(page, block)]) == [(page, block)]
+    assert "reading its glyphs failed" in caplog.text and "IndexError" in caplog.text
