@@ -3,6 +3,7 @@
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -42,7 +43,8 @@ class TableStage:
             for region, table in (part for chosen in choose_tables(own, found, frame.lines, frame.rules)
                                   for part in reshaped(*chosen)):
                 inside = frame.on_page(_inside(frame.lines, region))
-                page.lines = [line for line in page.lines if all(line is not taken for taken in inside)]
+                taken = {id(line) for line in inside}
+                page.lines = [line for line in page.lines if id(line) not in taken]
                 frame.lines = [line for line in frame.lines if not _center_inside(line.bbox, region)]
                 text = " ".join(cell.text for cell in table.cells if cell.text)
                 page.blocks.append(Block(type="table", bbox=frame.page_box(region), lines=inside, text=text,
@@ -132,7 +134,7 @@ def layout_tables(regions: list[Region], lines: list[Line], rules: list[Rule]) -
 
 
 def aligned_tables(lines: list[Line], rules: list[Rule], taken: list[BBox],
-                   pictures: list[BBox] = ()) -> list[Candidate]:
+                   pictures: Sequence[BBox] = ()) -> list[Candidate]:
     """Tables of a rendered page that only the alignment of their text shows (engine/stages/text_tables.py), where
     no other candidate lies. In a picture region of the layout model only a table of figures counts (a statistical
     table the model took for a picture; a screenshot's menus line up too, in words)."""
