@@ -17,8 +17,9 @@ clear of the body's columns. A candidate becomes furniture on one of these cues:
 - the row of a page number: a line beside the page number in the same band (a running head "Title  9");
 - a margin stamp: an "arXiv:" identifier or a "Downloaded from/by/on" line;
 - in the top or bottom band, a revision line ("Rev. 3", "Revised 12 March 2024", "Version 2.0", "Last
-  updated ...") or a block the layout model marks as a page header or footer: what a one-page document,
-  with no other page to repeat it, shows of its furniture;
+  updated ...") or a block the layout model marks as a page header or footer (but a caption, "Table 9. ...",
+  that the model took for one): what a one-page document, with no other page to repeat it, shows of its
+  furniture;
 - in a side margin, a rotated line (read by OCR, much taller than wide) or a column of line numbers.
 
 A short block a little further in (up to WIDE_BAND), still beyond all the body, is furniture only when
@@ -40,7 +41,7 @@ from difflib import SequenceMatcher
 from typing import Literal
 
 from engine.geometry import same_region
-from engine.stages.classify import PAGE_NUMBER, body_size
+from engine.stages.classify import CAPTION, PAGE_NUMBER, body_size
 from engine.types import Block, BlockType, PageState
 
 BAND = 0.15  # top and bottom share of the page where running heads, footers and page numbers may sit
@@ -113,8 +114,8 @@ def mark_furniture(pages: list[PageState]) -> None:
                 block.type = "page_number"
             elif (_repeated(candidate, others) or STAMP.search(block.text) or _beside_a_number(candidate, numbers)
                   or (candidate.zone == "side" and (_margin_mark(block) or BARE_NUMBER.match(block.text.strip())))
-                  or (candidate.zone != "side" and (REVISION.match(block.text.strip())
-                                                    or any(same_region(block.bbox, box) for box in marked)))):
+                  or (candidate.zone != "side" and (REVISION.match(block.text.strip()) or (
+                      any(same_region(block.bbox, box) for box in marked) and not CAPTION.match(block.text))))):
                 block.type = _zone_type(candidate)
 
 

@@ -54,8 +54,12 @@ def _within(row: Row, run: list[Row]) -> bool:
 
 
 def _table_box(run: list[Row], height: float) -> list[BBox]:
-    """The run's box when its rows line up in columns that are not prose; else none."""
-    while run and len(run[-1].lines) == 1:  # a trailing single line is the paragraph below
+    """The run's box when its rows line up in columns that are not prose; else none. A single line after the last
+    row of pieces stays in the run only when it continues a label, in lower case inside the first column; else it
+    is the paragraph or the note below."""
+    split = [row for row in run if len(row.lines) >= 2]
+    first = max((min(row.lines, key=lambda line: line.bbox[0]).bbox[2] for row in split), default=0.0)
+    while run and len(run[-1].lines) == 1 and not _continues_label(run[-1].lines[0], first + 0.5 * height):
         run = run[:-1]
     pieces = [line for row in run for line in row.lines]
     if sum(1 for row in run if len(row.lines) >= 2) < MIN_ROWS:
@@ -74,3 +78,7 @@ def _table_box(run: list[Row], height: float) -> list[BBox]:
     if not beside or sum(1 for line in beside if len(line.text.split()) > MAX_WORDS) > 0.2 * len(beside):
         return []
     return [box]
+
+
+def _continues_label(line: Line, first_column_end: float) -> bool:
+    return line.text[:1].islower() and line.bbox[2] <= first_column_end

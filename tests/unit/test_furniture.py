@@ -212,3 +212,16 @@ def test_a_one_page_documents_revision_line_and_the_layout_models_page_header_ar
     types = {b.text: b.type for b in page.blocks}
     assert types["Rev. 3, 2024-03-12"] == "header" and types["Statistical Bulletin 12/2024"] == "header"
     assert types["Revision history is kept in the register"] != "footer"  # no number or date: a sentence
+
+
+def test_a_caption_the_layout_model_takes_for_a_page_header_stays_a_caption(tmp_path: Path):
+    path = write_pdf(tmp_path / "table.pdf", [[("Table 9. Enterprise statistics", 60, 84, 10, "helv"),
+                                                *paragraphs(110)]])
+    with pymupdf.open(path) as document:
+        page = PageState(input=page_input(document[0], "p0", path))
+    for stage in (TextLayerStage(), BlockStage(), ClassifyStage()):
+        [page] = stage([page])
+    [caption] = [b for b in page.blocks if b.text.startswith("Table 9.")]
+    page.regions = [Region(type="header", bbox=caption.bbox, score=0.9)]
+    [page] = FurnitureStage()([page])
+    assert caption.type == "caption"

@@ -87,3 +87,11 @@ def test_tables_on_a_scan_turned_by_a_degree_and_a_half_keep_their_rows_and_colu
     tables = sorted((b for b in result.blocks if b.type == "table"), key=lambda b: b.bbox[1])
     assert [(t.table.rows, t.table.cols) for t in tables] == [(5, 5), (4, 5)]
     assert [c.text for c in tables[1].table.cells if c.row == 3] == ["Large", "214", "142,655", "41,372", "18,006"]
+
+
+def test_a_last_label_wrapped_onto_a_line_of_its_own_stays_in_the_table_and_a_note_below_does_not():
+    body = BODY + [["Persons not in education,", "12", "14", "9"]]
+    continued = ocr_lines(HEADER + body + [["employment or training", "", "", ""]])
+    noted = ocr_lines(HEADER + body + [["Source: national survey", "", "", ""]])
+    assert aligned_regions(continued)[0][3] == 100 + 12 * 8 + 9
+    assert aligned_regions(noted)[0][3] == 100 + 12 * 7 + 9
