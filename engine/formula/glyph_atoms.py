@@ -29,9 +29,9 @@ class Glyph:
     baseline: float
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Atom:
-    """A glyph or a structure built of several, with its LaTeX."""
+    """A glyph or a structure built of several, with its LaTeX (atoms are told apart by identity)."""
 
     latex: str
     kind: Kind
@@ -65,7 +65,7 @@ def atoms_of(glyphs: list[Glyph]) -> list[Atom]:
     delimiters joined, relations set as two overlapping glyphs one atom, three stacked dots one."""
     atoms = []
     script_as_calligraphic = any(font_role(glyph.font) == "symbol" for glyph in glyphs)  # mathptmx: rsfs is \mathcal
-    for glyph in glyphs:
+    for glyph in _once(glyphs):
         if glyph.char.isspace() and font_role(glyph.font) != "ext":  # an extension font's codes 9-13 and 32 are
             continue                                                # delimiters
         symbol = glyph_symbol(glyph.char, glyph.font, (glyph.bbox[3] - glyph.bbox[1]) / max(glyph.size, 1.0))
@@ -75,6 +75,14 @@ def atoms_of(glyphs: list[Glyph]) -> list[Atom]:
             symbol = replace(symbol, style="mathcal")
         atoms.append(_atom(glyph, symbol))
     return _dots(_relations_joined(_pieces_joined(atoms)))
+
+
+def _once(glyphs: list[Glyph]) -> list[Glyph]:
+    """The glyphs without those drawn again on themselves (a fake bold or a shadow sets a glyph twice)."""
+    kept: dict[tuple, Glyph] = {}
+    for glyph in glyphs:
+        kept.setdefault((glyph.char, *(round(v * 2) for v in glyph.bbox)), glyph)  # the same to half a point
+    return list(kept.values())
 
 
 def _fits(symbol: Symbol, glyph: Glyph) -> bool:

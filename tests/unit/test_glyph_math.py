@@ -142,3 +142,8 @@ def test_a_fault_in_reading_a_formulas_glyphs_leaves_it_to_the_model_and_says_so
     monkeypatch.setattr(formulas, "formula_latex", broken)
     assert FormulaStage(None)._from_layer([(page, block)]) == [(page, block)]
     assert "reading its glyphs failed" in caplog.text and "IndexError" in caplog.text
+
+
+def test_a_glyph_drawn_twice_on_itself_is_read_once():
+    line = [glyph("a", 0), glyph("=", 8, font="CMR10"), glyph("b", 16)]
+    assert formula_latex(line + [glyph("b", 16.1)], []) == "a = b"  # a fake bold sets "b" again, a little off
