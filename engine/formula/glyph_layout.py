@@ -254,8 +254,8 @@ def _baseline(atoms: list[Atom]) -> float:
 
 
 def _rows(atoms: list[Atom]) -> list[list[Atom]]:
-    """The group's rows, top to bottom: baselines of full-size glyphs a row apart whose spans overlap, each
-    with the atoms nearest to it."""
+    """The group's rows, top to bottom: baselines of full-size glyphs a row apart, each with the atoms nearest
+    to it."""
     em = em_of(atoms)
     baselines = sorted(b for b, _, _ in _baseline_clusters(atoms))
     rows = [baselines[0]] if baselines else []
@@ -275,7 +275,8 @@ def _rows(atoms: list[Atom]) -> list[list[Atom]]:
 def _aligned(rows: list[list[Atom]]) -> str:
     """Rows as an aligned block, aligned at their first relation where those stand one above the other."""
     relations = [next((a.x0 for a in sorted(row, key=lambda a: a.x0) if a.kind == "rel"), None) for row in rows]
-    aligned = all(x is not None for x in relations) and max(relations) - min(relations) < 1.5  # type: ignore[type-var]
+    found = [x for x in relations if x is not None]
+    aligned = len(found) == len(relations) and max(found) - min(found) < 1.5
     lines = [_line(row, relations[i] if aligned else None) for i, row in enumerate(rows)]
     environment = "aligned" if aligned else "gathered"
     return f"\\begin{{{environment}}} " + " \\\\ ".join(lines) + f" \\end{{{environment}}}"
@@ -294,7 +295,7 @@ def _line(atoms: list[Atom], align_at: float | None = None) -> str:
     on = _names(on, em)
     on = _without_number(on, em)
     if not on:
-        return _build_scripts(off)
+        return _in_order(off)
     limits: dict[int, tuple[list[Atom], list[Atom]]] = {}
     operators = [atom for atom in on if atom.kind == "op" and atom.latex not in SIDE_SCRIPT_OPERATORS]
     for index, atom in enumerate(on):
@@ -340,8 +341,8 @@ def _on_line(atom: Atom, baseline: float, axis: float, em: float) -> bool:
     return abs(atom.baseline - baseline) <= ON_BASELINE * em and atom.size >= FULL_SIZE * em
 
 
-def _build_scripts(atoms: list[Atom]) -> str:
-    """Atoms of a group that has no line of its own (nothing at full size on one baseline)."""
+def _in_order(atoms: list[Atom]) -> str:
+    """The atoms of a group with no line of its own (none on one baseline at full size), left to right."""
     ordered = sorted(atoms, key=lambda a: a.x0)
     return " ".join(_token(a, None) for a in ordered)
 
