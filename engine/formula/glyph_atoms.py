@@ -5,6 +5,7 @@ three stacked dots); what engine/formula/glyph_layout.py lays out."""
 from dataclasses import dataclass, field, replace
 
 from engine.formula.tex_symbols import Kind, Symbol, font_role, glyph_symbol
+from engine.geometry import union
 from engine.types import BBox
 
 AXIS = 0.25  # TeX's math axis above the baseline, in ems (2.5 pt at 10 pt)
@@ -98,10 +99,6 @@ def _atom(glyph: Glyph, symbol: Symbol) -> Atom:
     if centred:  # on the axis: where its baseline would be
         baseline = (glyph.bbox[1] + glyph.bbox[3]) / 2 + AXIS * glyph.size
     return Atom(symbol.latex, symbol.kind, glyph.bbox, baseline, glyph.size, symbol.style, symbol.scale, centred)
-
-
-def union(boxes: list[BBox]) -> BBox:
-    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
 
 
 def structure(latex: str, members: list[Atom], kind: Kind = "ord", baseline: float | None = None) -> Atom:

@@ -32,8 +32,8 @@ from engine.formula.glyph_atoms import (
     em_of,
     spaced,
     structure,
-    union,
 )
+from engine.geometry import center_inside, union
 from engine.types import BBox
 
 ON_BASELINE = 0.1  # ems a glyph's baseline may differ from its line's and still sit on it
@@ -95,7 +95,7 @@ def _laid_out(atoms: list[Atom]) -> str:
 
 
 def _inside(atoms: list[Atom], region: BBox) -> list[Atom]:
-    return [a for a in atoms if region[0] <= a.cx <= region[2] and region[1] <= a.cy <= region[3]]
+    return [a for a in atoms if center_inside(a.bbox, region)]
 
 
 def _rules_in(rules: list[BBox], region: BBox) -> list[BBox]:

@@ -7,7 +7,7 @@ import pymupdf
 
 from engine.formula.glyph_atoms import Glyph
 from engine.formula.tex_symbols import font_role
-from engine.geometry import center_inside
+from engine.geometry import center_inside, union
 from engine.mathiness import UNICODE_MATH_FONT, math_letters_repaired
 from engine.types import BBox
 
@@ -91,8 +91,7 @@ def formula_parts(glyphs: list[Glyph], drawings: list[BBox], box: BBox) -> tuple
         inside += touching
         grown = bool(touching)
     if inside:
-        ink = (min(g.bbox[0] for g in inside), min(g.bbox[1] for g in inside), max(g.bbox[2] for g in inside),
-               max(g.bbox[3] for g in inside))
+        ink = union([g.bbox for g in inside])
         region = (min(region[0], ink[0] - REACH), min(region[1], ink[1] - REACH), max(region[2], ink[2] + REACH),
                   max(region[3], ink[3] + REACH))
     return inside, [d for d in drawings if center_inside(d, region)]
