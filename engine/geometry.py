@@ -15,6 +15,17 @@ def center_inside(box: BBox, region: BBox, slack_x: float = 0.0) -> bool:
     return region[0] - slack_x <= cx <= region[2] + slack_x and region[1] <= cy <= region[3]
 
 
+def merged_spans(spans: list[tuple[float, float]], gap: float) -> list[tuple[float, float]]:
+    """The (start, end) spans merged where one starts at most `gap` after those before it end, left to right."""
+    merged: list[tuple[float, float]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1] + gap:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
 def overlaps(a: BBox, b: BBox) -> bool:
     return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
 

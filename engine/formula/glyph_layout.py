@@ -33,7 +33,7 @@ from engine.formula.glyph_atoms import (
     spaced,
     structure,
 )
-from engine.geometry import center_inside, union
+from engine.geometry import center_inside, merged_spans, union
 from engine.types import BBox
 
 ON_BASELINE = 0.1  # ems a glyph's baseline may differ from its line's and still sit on it
@@ -512,13 +512,7 @@ def _matrices(atoms: list[Atom]) -> list[Atom]:
 
 def _cells(rows: list[list[Atom]], em: float) -> list[list[str]] | None:
     """A matrix's cells: columns where every row leaves white space at the same place."""
-    intervals = sorted((a.x0, a.x1) for row in rows for a in row)
-    columns: list[list[float]] = []
-    for x0, x1 in intervals:
-        if columns and x0 < columns[-1][1] + COLUMN_GAP * em:
-            columns[-1][1] = max(columns[-1][1], x1)
-        else:
-            columns.append([x0, x1])
+    columns = merged_spans([(a.x0, a.x1) for row in rows for a in row], COLUMN_GAP * em)
     cells = []
     for row in rows:
         cells.append([_build([a for a in row if c0 <= a.cx <= c1], []) for c0, c1 in columns])

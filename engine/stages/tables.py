@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 
 import cv2
 
-from engine.geometry import Row, center_inside, mean_confidence, overlaps, text_rows, union
+from engine.geometry import Row, center_inside, mean_confidence, merged_spans, overlaps, text_rows, union
 from engine.rules import Rule, rules_from_boxes, rules_from_image
 from engine.skew import MIN_SKEW, level, levelled_box, page_skew
 from engine.stages.classify import CAPTION
@@ -447,13 +447,7 @@ def _between(row: Row, above: Row, below: Row) -> bool:
 
 def _columns(lines: list[Line]) -> list[tuple[float, float]]:
     """x-intervals of the columns: the body's text pieces merged where they overlap."""
-    intervals: list[list[float]] = []
-    for line in sorted(lines, key=lambda l: l.bbox[0]):
-        if intervals and line.bbox[0] <= intervals[-1][1] + 1.0:
-            intervals[-1][1] = max(intervals[-1][1], line.bbox[2])
-        else:
-            intervals.append([line.bbox[0], line.bbox[2]])
-    return [(a, b) for a, b in intervals]
+    return merged_spans([(line.bbox[0], line.bbox[2]) for line in lines], 1.0)
 
 
 def _columns_of(line: Line, columns: list[tuple[float, float]], rules_below: list[Rule]) -> list[int]:

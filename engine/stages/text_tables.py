@@ -10,7 +10,7 @@ wrapped label, a section label) stay in it.
 
 from statistics import median
 
-from engine.geometry import Row, text_rows, union
+from engine.geometry import Row, merged_spans, text_rows, union
 from engine.types import BBox, Line
 
 PIECE_GAP = 0.5  # line heights between two pieces of one row, at least
@@ -64,12 +64,7 @@ def _table_box(run: list[Row], height: float) -> list[BBox]:
     pieces = [line for row in run for line in row.lines]
     if sum(1 for row in run if len(row.lines) >= 2) < MIN_ROWS:
         return []
-    columns: list[list[float]] = []
-    for piece in sorted(pieces, key=lambda line: line.bbox[0]):
-        if columns and piece.bbox[0] <= columns[-1][1] + 0.5 * height:
-            columns[-1][1] = max(columns[-1][1], piece.bbox[2])
-        else:
-            columns.append([piece.bbox[0], piece.bbox[2]])
+    columns = merged_spans([(piece.bbox[0], piece.bbox[2]) for piece in pieces], 0.5 * height)
     box = union([line.bbox for line in pieces])
     width = box[2] - box[0]
     if len(columns) < 2 or any(b - a > MAX_COLUMN_SHARE * width for a, b in columns):
