@@ -27,7 +27,7 @@ from engine.table_grid import make_table
 from engine.types import BBox, Table, TableCell
 
 LINE_GAP = 0.8  # a wrapped line starts at most this many line heights below the line before it
-FIGURE = re.compile(r"\d")
+DIGIT = re.compile(r"\d")
 
 
 def reshaped(region: BBox, table: Table) -> list[tuple[BBox, Table]]:
@@ -116,7 +116,7 @@ def split_at_captions(table: Table) -> list[Table]:
             continue
         cells = [replace(c, row=c.row - start, row_span=min(c.row_span, end - c.row))
                  for c in _structural(table.cells) if start <= c.row < end]
-        if start > 0 and not any(FIGURE.search(c.text) for c in cells if c.row == 0):
+        if start > 0 and not any(DIGIT.search(c.text) for c in cells if c.row == 0):
             for cell in cells:
                 cell.header = cell.row == 0
         parts.append(make_table(end - start, table.cols, cells))

@@ -153,8 +153,13 @@ def aligned_tables(lines: list[Line], rules: list[Rule], taken: list[BBox],
 
 def _figure_share(lines: list[Line]) -> float:
     """The share of the pieces beside each row's first that are figures."""
-    beside = [line for row in text_rows(lines) for line in sorted(row.lines, key=lambda l: l.bbox[0])[1:]]
+    beside = [line for row in text_rows(lines) for line in _beside_first(row)]
     return sum(1 for line in beside if FIGURE.fullmatch(line.text.strip())) / len(beside) if beside else 0.0
+
+
+def _beside_first(row: Row) -> list[Line]:
+    """The row's pieces right of its first, left to right."""
+    return sorted(row.lines, key=lambda line: line.bbox[0])[1:]
 
 
 def choose_tables(own: list[Candidate], found: list[Candidate], lines: list[Line],
@@ -410,8 +415,8 @@ def _rows_before_figures(rows: list[Row]) -> int:
     """The rows on top that hold no figure (a year aside) beside their first piece (a statistical table's header,
     wrapped over lines), when a row below does; else one."""
     def figures(row: Row) -> bool:
-        pieces = sorted(row.lines, key=lambda line: line.bbox[0])[1:]
-        return any(FIGURE.fullmatch(line.text.strip()) and not YEAR.fullmatch(line.text.strip()) for line in pieces)
+        return any(FIGURE.fullmatch(line.text.strip()) and not YEAR.fullmatch(line.text.strip())
+                   for line in _beside_first(row))
 
     first = next((index for index, row in enumerate(rows) if figures(row)), None)
     return first if first else 1
