@@ -114,15 +114,17 @@ def measure_layer(lines: list[Line]) -> LayerTrust:
 def garbled(text: str) -> bool:
     """A line of mojibake in a layer that is otherwise readable (a font whose map to Unicode is wrong): most of its
     Latin letters are accented (or many are, in words not shaped like words)."""
+    if text.isascii():  # no accented letter: most lines, answered without naming each character
+        return False
     letters = [c for c in text if c.isalpha()]
     if len(letters) < MIN_GARBLED_LETTERS:
         return False
     latin = [c for c in letters if unicodedata.name(c, "").startswith("LATIN")]
+    if len(latin) < 0.8 * len(letters):
+        return False
     foreign = sum(1 for c in latin if not c.isascii())
     words = _LATIN_WORD.findall(text)
     shaped = sum(map(_wordlike, words)) / len(words) if words else 0.0
-    if len(latin) < 0.8 * len(letters):
-        return False
     return foreign >= MOJIBAKE_SHARE * len(latin) or (foreign >= MAX_FOREIGN_SHARE * len(latin) and shaped < 0.5)
 
 

@@ -33,8 +33,9 @@ class TextLayerStage:
             lines = page.input.text_lines
             page.side_lines = list(page.input.side_lines)
             body_font = _body_font(lines)
-            page.lines = [_with_math_share(line, body_font) for line in lines if not garbled(line.text)]
-            page.ocr_regions += [_around(line.bbox) for line in lines if garbled(line.text)]
+            mojibake = [garbled(line.text) for line in lines]
+            page.lines = [_with_math_share(line, body_font) for line, bad in zip(lines, mojibake) if not bad]
+            page.ocr_regions += [_around(line.bbox) for line, bad in zip(lines, mojibake) if bad]
             page_area = page.input.width * page.input.height
             for box in page.input.image_boxes:
                 covered = [line for line in lines if center_inside(line.bbox, box)]
