@@ -61,10 +61,10 @@ def _table_box(run: list[Row], height: float) -> list[BBox]:
     first = max((min(row.lines, key=lambda line: line.bbox[0]).bbox[2] for row in split), default=0.0)
     while run and len(run[-1].lines) == 1 and not _continues_label(run[-1].lines[0], first + 0.5 * height):
         run = run[:-1]
-    pieces = [line for row in run for line in row.lines]
-    if sum(1 for row in run if len(row.lines) >= 2) < MIN_ROWS:
+    if len(split) < MIN_ROWS:
         return []
-    columns = merged_spans([(piece.bbox[0], piece.bbox[2]) for piece in pieces], 0.5 * height)
+    pieces = [line for row in run for line in row.lines]
+    columns = merged_spans([(piece.bbox[0], piece.bbox[2]) for piece in pieces], PIECE_GAP * height)
     box = union([line.bbox for line in pieces])
     width = box[2] - box[0]
     if len(columns) < 2 or any(b - a > MAX_COLUMN_SHARE * width for a, b in columns):
