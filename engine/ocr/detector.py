@@ -13,6 +13,9 @@ from engine.runtime.select import runs_on_cpu
 
 PixelBox = tuple[int, int, int, int]  # x0, y0, x1, y1 in pixels of the page image
 TEXT_INSET = 0.15  # share of the grown line height between the crop's edge and the ink
+SPLIT_GAP = 1.0  # line heights of blank that part a detected line into two table cells (a word space, even in a
+# monospaced listing, is under half of one)
+MAX_SLANT = 0.05  # a line whose top edge climbs more than this share of its length is not split
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,43 @@ class TextDetector:
             if line_height >= self.min_height and x1 > x0 and y1 > y0:
                 found.append(Detection(quad, (int(x0), int(y0), int(x1), int(y1)), line_height, score))
         return found
+
+
+def split_at_gaps(image: np.ndarray, detections: list[Detection]) -> list[Detection]:
+    """The detections with each level line cut where its ink leaves a blank SPLIT_GAP line heights wide or more: the
+    detector runs neighbouring table cells ("Employed   Unemployed") into one line, and the recogniser then drops
+    the blank between them."""
+    out = []
+    for detection in detections:
+        x0, y0, x1, y1 = detection.box
+        run = detection.quad[1] - detection.quad[0]
+        if abs(run[1]) > MAX_SLANT * abs(run[0]) or y1 - y0 < 4:
+            out.append(detection)
+            continue
+        grey = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_RGB2GRAY) if image.ndim == 3 else image[y0:y1, x0:x1]
+        _, ink = cv2.threshold(grey, 0, 1, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
+        pieces = _inked_spans(ink.any(axis=0), SPLIT_GAP * detection.line_height)
+        if len(pieces) < 2:
+            out.append(detection)
+            continue
+        top, bottom = detection.quad[:, 1].min(), detection.quad[:, 1].max()
+        margin = x0 - detection.quad[:, 0].min()
+        for start, end in pieces:
+            left, right = x0 + start - margin, x0 + end + margin
+            quad = np.array([[left, top], [right, top], [right, bottom], [left, bottom]], dtype=np.float32)
+            out.append(Detection(quad, (x0 + start, y0, x0 + end, y1), detection.line_height, detection.score))
+    return out
+
+
+def _inked_spans(columns: np.ndarray, gap: float) -> list[tuple[int, int]]:
+    """(start, end) of the runs of inked columns, runs closer than `gap` joined."""
+    inked = np.flatnonzero(columns)
+    if not len(inked):
+        return []
+    breaks = np.flatnonzero(np.diff(inked) > gap)
+    starts = [inked[0], *inked[breaks + 1]]
+    ends = [*inked[breaks], inked[-1]]
+    return [(int(a), int(b) + 1) for a, b in zip(starts, ends)]
 
 
 def _clockwise_from_top_left(quad: np.ndarray) -> np.ndarray:

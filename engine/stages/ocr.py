@@ -16,7 +16,7 @@ import logging
 
 from engine.geometry import beside, center_inside
 from engine.mathiness import text_math_share
-from engine.ocr.detector import Detection, TextDetector, crop_line
+from engine.ocr.detector import Detection, TextDetector, crop_line, split_at_gaps
 from engine.ocr.fallback import ScriptFallback
 from engine.ocr.orientation import LineDirection, is_side_text
 from engine.ocr.recognizer import TextRecognizer
@@ -51,7 +51,7 @@ class OcrStage:
         detections = self._upright(inked, self.detector([page.image for page in inked]))
         crops, owners = [], []
         for page, found in zip(inked, detections):
-            for detection in found:
+            for detection in split_at_gaps(page.image, found):
                 if _wanted(page, detection):
                     crops.append(crop_line(page.image, detection.quad))
                     owners.append((page, detection))

@@ -4,7 +4,7 @@ import pymupdf
 import pytest
 from rapidfuzz.distance import Levenshtein
 
-from engine.ocr.detector import TextDetector, crop_line
+from engine.ocr.detector import TextDetector, crop_line, split_at_gaps
 from engine.ocr.models import find_ocr_models
 from engine.ocr.recognizer import TextRecognizer
 from engine.render import render_page
@@ -51,3 +51,21 @@ def test_blank_image_has_no_lines(models):
 
     detector, _ = models
     assert detector([np.full((320, 320, 3), 255, dtype=np.uint8)]) == [[]]
+
+
+def test_a_line_detected_across_two_table_cells_is_read_as_two(models):
+    """Right-aligned column heads a cell apart run into one detected line; split at the blank between them, each
+    reads on its own. Words a space apart, in a sentence or a monospaced listing, stay one line."""
+    detector, recognizer = models
+    document = pymupdf.open()
+    page = document.new_page(width=400, height=120)
+    page.insert_text((40, 40), "Employed", fontname="Helvetica", fontsize=10)
+    page.insert_text((40 + pymupdf.get_text_length("Employed", "helv", 10) + 14, 40), "Unemployed",
+                     fontname="Helvetica", fontsize=10)
+    page.insert_text((40, 70), "Persons employed in the reference week", fontname="Helvetica", fontsize=10)
+    page.insert_text((40, 100), "ELSE NULL END ENABLE ;", fontname="Courier", fontsize=10)  # a listing's spaces
+    image = render_page(page, 200 / 72)
+    detections = sorted(split_at_gaps(image, detector([image])[0]), key=lambda d: (d.box[1], d.box[0]))
+    texts = [text for text, _ in recognizer([crop_line(image, d.quad) for d in detections])]
+    assert texts[:3] == ["Employed", "Unemployed", "Persons employed in the reference week"]
+    assert len(texts) == 4 and texts[3].startswith("ELSE NULL END ENABLE")
