@@ -46,9 +46,14 @@ def area(box: BBox) -> float:
     return max(0.0, box[2] - box[0]) * max(0.0, box[3] - box[1])
 
 
+def shared_area(a: BBox, b: BBox) -> float:
+    """The area of the two boxes' intersection."""
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+
+
 def iou(a: BBox, b: BBox) -> float:
     """Intersection over union of two boxes."""
-    inter = max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = shared_area(a, b)
     union = area(a) + area(b) - inter
     return inter / union if union > 0 else 0.0
 

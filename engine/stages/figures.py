@@ -36,8 +36,8 @@ class FigureStage:
                       and page.use_text_layer]  # a rendered page's image is the page
             tables = [block.bbox for block in page.blocks if block.type == "table"]
             for box, picture in figure_boxes(pictures, images):
-                if any(center_inside(table, box) for table in tables):  # a table the layout model saw as a picture
-                    continue
+                if any(center_inside(table, box) or center_inside(box, table) for table in tables):
+                    continue  # a table the layout model saw as a picture
                 x0, y0, x1, y1 = box
                 box = (max(0.0, x0), max(0.0, y0), min(page.input.width, x1), min(page.input.height, y1))
                 if picture:

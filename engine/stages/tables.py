@@ -8,10 +8,12 @@ from dataclasses import dataclass, field, replace
 
 import cv2
 
-from engine.geometry import Row, center_inside, mean_confidence, merged_spans, overlaps, text_rows, union
+from engine.geometry import Row, area, center_inside, mean_confidence, merged_spans, overlaps, text_rows, union
+from engine.marks import MARKS, mark_lines
 from engine.rules import Rule, rules_from_boxes, rules_from_image
 from engine.skew import MIN_SKEW, level, levelled_box, page_skew
 from engine.stages.classify import CAPTION
+from engine.stages.figures import MAX_SCAN_PICTURE
 from engine.stages.table_shape import join_wrapped_rows, reshaped
 from engine.stages.text_tables import aligned_regions
 from engine.table_grid import make_table
@@ -55,15 +57,17 @@ class TableStage:
 @dataclass
 class TableFrame:
     """Where a page's tables are looked for: its lines, rules and layout regions, levelled when the page is a scan
-    turned by a little (rows of a table at 1.5 degrees drift by a row across it, and rows run into each other).
-    Tables are found and built in this frame; their boxes and lines go back to the page."""
+    turned by a little (rows of a table at 1.5 degrees drift by a row across it, and rows run into each other),
+    with the check boxes of a scan as lines of their own (engine/marks.py). Tables are found and built in this
+    frame; their boxes and lines go back to the page."""
 
     lines: list[Line]
     rules: list[Rule]
     regions: list[Region]
     angle: float = 0.0  # degrees the page was turned to level it
     centre: tuple[float, float] = (0.0, 0.0)
-    originals: dict[int, Line] = field(default_factory=dict)  # a levelled line's page line, by id
+    # by id: a levelled line's page line; a check box's page line where OCR read the box as a character
+    originals: dict[int, Line] = field(default_factory=dict)
 
     @classmethod
     def of(cls, page: PageState) -> "TableFrame":
@@ -71,15 +75,21 @@ class TableFrame:
             return cls(page.lines, rules_from_boxes(page.input.drawing_boxes), page.regions)
         if page.image is None:
             return cls(page.lines, [], page.regions)
-        angle = page_skew(page.image)
-        if abs(angle) < MIN_SKEW:
-            return cls(page.lines, rules_from_image(page.image, page.image_scale), page.regions)
-        centre = (page.input.width / 2, page.input.height / 2)
         grey = cv2.cvtColor(page.image, cv2.COLOR_RGB2GRAY) if page.image.ndim == 3 else page.image
-        lines = [replace(line, bbox=levelled_box(line.bbox, angle, centre)) for line in page.lines]
-        regions = [replace(region, bbox=levelled_box(region.bbox, angle, centre)) for region in page.regions]
-        return cls(lines, rules_from_image(level(grey, angle), page.image_scale), regions, angle, centre,
-                   {id(levelled): line for levelled, line in zip(lines, page.lines)})
+        lines, regions, originals = page.lines, page.regions, {}
+        angle, centre = page_skew(grey), (page.input.width / 2, page.input.height / 2)
+        if abs(angle) >= MIN_SKEW:
+            grey = level(grey, angle)
+            lines = [replace(line, bbox=levelled_box(line.bbox, angle, centre)) for line in page.lines]
+            regions = [replace(region, bbox=levelled_box(region.bbox, angle, centre)) for region in page.regions]
+            originals = {id(levelled): line for levelled, line in zip(lines, page.lines)}
+        else:
+            angle = 0.0
+        marks = mark_lines(grey, page.image_scale, lines)
+        read = {id(reading) for _, reading in marks if reading is not None}
+        originals |= {id(mark): originals.get(id(reading), reading) for mark, reading in marks if reading is not None}
+        return cls([line for line in lines if id(line) not in read] + [mark for mark, _ in marks],
+                   rules_from_image(grey, page.image_scale), regions, angle, centre, originals)
 
     def on_page(self, lines: list[Line]) -> list[Line]:
         """The page's own lines for lines of this frame."""
@@ -101,13 +111,15 @@ def table_candidates(page: PageState, frame: TableFrame) -> tuple[list[Candidate
     """folio's ruled tables and the finder's, in the frame's terms. On a text-layer page a ruled "table" inside a
     picture region of PyMuPDF's layout model is a drawing's lines (the finder, gated by that model, saw no table
     there); on a rendered page the finder is the layout model's table regions, and the alignment of the text
-    where neither found one."""
+    where neither found one (a picture region over half the page is the page taken for a picture, as for figures)."""
     lines, rules, regions = frame.lines, frame.rules, frame.regions
     own = [(region, table) for region, region_rules in find_table_regions(rules, lines)
            if (table := build_table(region, _inside(lines, region), region_rules)) is not None]
     if not page.use_text_layer:
         found = layout_tables(regions, lines, rules)
-        pictures = [r.bbox for r in regions if r.type == "figure" and r.score >= MIN_LAYOUT_SCORE]
+        page_area = page.input.width * page.input.height
+        pictures = [r.bbox for r in regions if r.type == "figure" and r.score >= MIN_LAYOUT_SCORE
+                    and area(r.bbox) <= MAX_SCAN_PICTURE * page_area]
         return own, found + aligned_tables(lines, rules, [region for region, _ in own + found], pictures)
     pictures = [r.bbox for r in regions if r.type == "figure"]
     own = [(region, table) for region, table in own if not any(center_inside(region, p) for p in pictures)]
@@ -136,8 +148,9 @@ def layout_tables(regions: list[Region], lines: list[Line], rules: list[Rule]) -
 def aligned_tables(lines: list[Line], rules: list[Rule], taken: list[BBox],
                    pictures: Sequence[BBox] = ()) -> list[Candidate]:
     """Tables of a rendered page that only the alignment of their text shows (engine/stages/text_tables.py), where
-    no other candidate lies. In a picture region of the layout model only a table of figures counts (a statistical
-    table the model took for a picture; a screenshot's menus line up too, in words)."""
+    no other candidate lies. In a picture region of the layout model only a table of figures or check boxes counts
+    (a statistical table or a questionnaire's grid the model took for a picture; a screenshot's menus line up too,
+    in words)."""
     found: list[Candidate] = []
     for region in aligned_regions(lines):
         inside = _inside(lines, region)
@@ -152,9 +165,10 @@ def aligned_tables(lines: list[Line], rules: list[Rule], taken: list[BBox],
 
 
 def _figure_share(lines: list[Line]) -> float:
-    """The share of the pieces beside each row's first that are figures."""
+    """The share of the pieces beside each row's first that are figures or check boxes."""
     beside = [line for row in text_rows(lines) for line in _beside_first(row)]
-    return sum(1 for line in beside if FIGURE.fullmatch(line.text.strip())) / len(beside) if beside else 0.0
+    return sum(1 for line in beside if FIGURE.fullmatch(line.text.strip()) or line.text in MARKS) / len(
+        beside) if beside else 0.0
 
 
 def _beside_first(row: Row) -> list[Line]:
@@ -172,10 +186,10 @@ def choose_tables(own: list[Candidate], found: list[Candidate], lines: list[Line
     for region, table in found:
         rivals = [(r, t) for r, t in own if overlaps(r, region)]
         if rivals:
-            area = union([region, *(r for r, _ in rivals)])
-            where = [line for line in lines if _center_inside(line.bbox, area) and not CAPTION.match(line.text)]
-            near = [rule for rule in rules if overlaps(_widened(rule), area)]
-            shown = shown_rows(where, near), _header_span_rules(area, near)
+            joint = union([region, *(r for r, _ in rivals)])
+            where = [line for line in lines if _center_inside(line.bbox, joint) and not CAPTION.match(line.text)]
+            near = [rule for rule in rules if overlaps(_widened(rule), joint)]
+            shown = shown_rows(where, near), _header_span_rules(joint, near)
             best = max(rivals, key=lambda rival: _rank(rival[1], where, shown))
             if _rank(best[1], where, shown) > _rank(table, where, shown):
                 continue

@@ -18,13 +18,37 @@ ROW_GAP = 2.0  # line heights between two rows of one table, at most
 MIN_ROWS = 3  # rows with pieces in two or more columns
 MAX_COLUMN_SHARE = 0.5  # of the run's width: a wider column is prose
 MAX_WORDS = 4  # a piece beside the first column holding more words than this is prose
+GUTTER = 1.5  # line heights of empty band between two columns of a page's text, at least
 
 
 def aligned_regions(lines: list[Line]) -> list[BBox]:
-    """The boxes of the runs of rows that line up as tables."""
+    """The boxes of the runs of rows that line up as tables, looked for in each of the page's columns."""
     if not lines:
         return []
     height = median(line.height for line in lines)
+    return [region for column in page_columns(lines, height) for region in _column_regions(column, height)]
+
+
+def page_columns(lines: list[Line], height: float) -> list[list[Line]]:
+    """The lines split at the gutters between the page's columns of text (the facing pages of a scanned spread, a
+    paper's two columns): a band GUTTER line heights wide or more that no line crosses, with prose on both sides.
+    Beside figures or short labels such a band is a table's own column gap, and the page stays whole."""
+    columns = [[line for line in lines if start <= line.bbox[0] and line.bbox[2] <= end]
+               for start, end in merged_spans([(line.bbox[0], line.bbox[2]) for line in lines], GUTTER * height)]
+    joined = columns[:1]
+    for column in columns[1:]:
+        if _prose(joined[-1]) and _prose(column):
+            joined.append(column)
+        else:
+            joined[-1] = joined[-1] + column
+    return joined
+
+
+def _prose(lines: list[Line]) -> bool:
+    return any(len(line.text.split()) > MAX_WORDS for line in lines)
+
+
+def _column_regions(lines: list[Line], height: float) -> list[BBox]:
     regions, run = [], []
     for row in text_rows(lines):
         if run and row.top - run[-1].bottom > ROW_GAP * height:

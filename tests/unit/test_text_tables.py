@@ -95,3 +95,28 @@ def test_a_last_label_wrapped_onto_a_line_of_its_own_stays_in_the_table_and_a_no
     noted = ocr_lines(HEADER + body + [["Source: national survey", "", "", ""]])
     assert aligned_regions(continued)[0][3] == 100 + 12 * 8 + 9
     assert aligned_regions(noted)[0][3] == 100 + 12 * 7 + 9
+
+
+def test_a_table_in_one_column_of_a_spread_is_not_widened_by_the_facing_page():
+    """On a scanned spread the facing page's prose shares the rows of a table set under a question; the gutter
+    between the two columns of prose splits the page, and the table keeps to its own column."""
+    facing = [Line(text=text, bbox=(60, 100 + 12 * r, 300, 109 + 12 * r), size=9, confidence=0.95)
+              for r, text in enumerate(["If your country has an institutional legal aid provider, what is",
+                                        "the maximum number of cases a lawyer may take on at one time,",
+                                        "and how is the limit set and checked by the providers?"] * 3)]
+    table = [Line(text=line.text, bbox=(line.bbox[0] + 340, *line.bbox[1:2], line.bbox[2] + 340, line.bbox[3]),
+                  size=9, confidence=0.95) for line in ocr_lines(HEADER + BODY)]
+    question = Line(text="Which sectors employ the most persons in each region?", bbox=(400, 76, 700, 85), size=9,
+                    confidence=0.95)
+    [region] = aligned_regions(facing + [question] + table)
+    assert region[0] == 400 and region[1] == 100 and region[2] == 750
+
+
+def test_a_table_whose_column_gap_no_line_crosses_stays_whole():
+    """A gap no line crosses is a gutter only between two columns of prose: beside figures it is the table's."""
+    lines = [Line(text=text, bbox=(x, 100 + 12 * r, x + 6 * len(text), 109 + 12 * r), size=9, confidence=0.95)
+             for r, (label, figure) in enumerate(zip(["Mining and quarrying", "Construction", "Education",
+                                                      "Manufacturing of goods"], ["4,486", "74,593", "39,973", "351"]))
+             for x, text in ((60, label), (400, figure))]
+    [region] = aligned_regions(lines)
+    assert region[0] == 60 and region[2] > 400
