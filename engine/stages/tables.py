@@ -13,7 +13,7 @@ from engine.marks import MARKS, mark_lines
 from engine.rules import Rule, rules_from_boxes, rules_from_image
 from engine.skew import MIN_SKEW, level, levelled_box, page_skew
 from engine.stages.classify import CAPTION
-from engine.stages.figures import MAX_SCAN_PICTURE
+from engine.stages.figures import MAX_AREA, MAX_SCAN_PICTURE
 from engine.stages.table_shape import join_wrapped_rows, reshaped
 from engine.stages.text_tables import aligned_regions
 from engine.table_grid import make_table
@@ -27,6 +27,8 @@ COVERAGE_STEP = 0.05  # shares of the text held that differ by less are as good 
 MIN_SPAN_OVERLAP = 0.15  # share of a fragment's height inside a neighbouring row that makes it span that row
 FIGURE = re.compile(r"[-+−–(]?[$€£]?\d[\d,.\s]*%?\)?")  # a figure as tables print it: 1,234.5  (12)  -3%  $40
 YEAR = re.compile(r"(1[89]|20)\d\d")  # a header's year, not a figure
+FIGURE_CAPTION = re.compile(r"^(figure|fig\.|chart|graph|plate|map|exhibit|photo)\s*[0-9ivxlc]", re.IGNORECASE)
+CAPTION_GAP = 2.0  # line heights between a picture and its caption, at most
 MIN_FIGURE_SHARE = 0.5  # of the pieces beside a row's first: an aligned table in a picture region holds figures
 
 
@@ -111,19 +113,35 @@ def table_candidates(page: PageState, frame: TableFrame) -> tuple[list[Candidate
     """folio's ruled tables and the finder's, in the frame's terms. On a text-layer page a ruled "table" inside a
     picture region of PyMuPDF's layout model is a drawing's lines (the finder, gated by that model, saw no table
     there); on a rendered page the finder is the layout model's table regions, and the alignment of the text
-    where neither found one (a picture region over half the page is the page taken for a picture, as for figures)."""
+    where neither found one (a picture region over half the page is the page taken for a picture, as for figures).
+    No table lies in a picture or image captioned as a figure: a screenshot's or a chart's text lines up too."""
     lines, rules, regions = frame.lines, frame.rules, frame.regions
     own = [(region, table) for region, region_rules in find_table_regions(rules, lines)
            if (table := build_table(region, _inside(lines, region), region_rules)) is not None]
-    if not page.use_text_layer:
+    page_area = page.input.width * page.input.height
+    if page.use_text_layer:
+        pictures = [r.bbox for r in regions if r.type == "figure"]
+        own = _outside(own, pictures)
+        found = [(item.bbox, join_wrapped_rows(item.table)) for item in page.input.found_tables]
+        pictures += [box for box in page.input.image_boxes if area(box) <= MAX_AREA * page_area]
+    else:
         found = layout_tables(regions, lines, rules)
-        page_area = page.input.width * page.input.height
         pictures = [r.bbox for r in regions if r.type == "figure" and r.score >= MIN_LAYOUT_SCORE
                     and area(r.bbox) <= MAX_SCAN_PICTURE * page_area]
-        return own, found + aligned_tables(lines, rules, [region for region, _ in own + found], pictures)
-    pictures = [r.bbox for r in regions if r.type == "figure"]
-    own = [(region, table) for region, table in own if not any(center_inside(region, p) for p in pictures)]
-    return own, [(item.bbox, join_wrapped_rows(item.table)) for item in page.input.found_tables]
+        found += aligned_tables(lines, rules, [region for region, _ in own + found], pictures)
+    figures = [box for box in pictures if _captioned_figure(box, lines)]
+    return _outside(own, figures), _outside(found, figures)
+
+
+def _outside(candidates: list[Candidate], boxes: list[BBox]) -> list[Candidate]:
+    return [(region, table) for region, table in candidates if not any(center_inside(region, b) for b in boxes)]
+
+
+def _captioned_figure(box: BBox, lines: list[Line]) -> bool:
+    """A figure's caption ("Figure 3-10 ...", "Chart 2") right under or over the box, across part of it."""
+    return any(FIGURE_CAPTION.match(line.text) and min(line.bbox[2], box[2]) > max(line.bbox[0], box[0])
+               and (-0.5 <= (line.bbox[1] - box[3]) / max(line.height, 1.0) <= CAPTION_GAP
+                    or -0.5 <= (box[1] - line.bbox[3]) / max(line.height, 1.0) <= CAPTION_GAP) for line in lines)
 
 
 def layout_tables(regions: list[Region], lines: list[Line], rules: list[Rule]) -> list[Candidate]:

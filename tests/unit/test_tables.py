@@ -1,8 +1,8 @@
 from engine.rules import Rule, merge_rules, rules_from_boxes
 from engine.stages.table_shape import join_wrapped_rows
-from engine.stages.tables import _extend_row_headers, build_table, find_table_regions, layout_tables
+from engine.stages.tables import TableStage, _extend_row_headers, build_table, find_table_regions, layout_tables
 from engine.table_grid import make_table
-from engine.types import Line, Region, TableCell
+from engine.types import Line, PageInput, PageState, Region, TableCell
 
 
 def text(value: str, x0: float, y0: float, x1: float, bold: bool = False) -> Line:
@@ -176,3 +176,17 @@ def test_a_caption_inside_a_layout_table_region_stays_out_of_the_table():
              text("Training", 190, 100, 240), text("9,085.0", 300, 100, 340)]
     [(box, table)] = layout_tables([Region(type="table", bbox=(120, 50, 490, 125), score=0.9)], lines, [])
     assert box[1] == 72 and "Table 3" not in " ".join(c.text for c in table.cells)
+
+
+def test_no_table_in_an_image_captioned_as_a_figure():
+    """A screenshot's OCR'd text between the image's frame lines lines up like a table; under a "Figure" caption
+    it stays a figure, under a "Table" caption it is a table."""
+    lines, _ = booktabs_table()
+    frame = [(100, 100, 400, 100), (100, 160, 400, 160), (100, 125, 400, 125)]
+    for caption, tables in (("Figure 3-10 Column masks shown in System i Navigator", 0), ("Table 3-10 Loans", 1)):
+        state = PageState(input=PageInput(key="p", pdf_path="", page_index=0, width=600, height=800, text_lines=[],
+                                          image_boxes=[(98, 98, 402, 162)], drawing_boxes=frame))
+        state.use_text_layer = True
+        state.lines = [*lines, text(caption, 100, 166, 390)]
+        [result] = TableStage()([state])
+        assert sum(1 for block in result.blocks if block.type == "table") == tables
