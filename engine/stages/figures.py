@@ -2,7 +2,7 @@
 
 from engine.geometry import area, center_inside, overlaps, union
 from engine.stages.blocks import join_lines
-from engine.types import BBox, Block, PageState
+from engine.types import BBox, Block, PageInput, PageState
 
 MIN_AREA = 0.01  # share of the page: smaller images are logos, bullets or rules
 MAX_AREA = 0.8  # share of the page: larger images are the page itself (a scan with a text layer)
@@ -13,7 +13,8 @@ MAX_LABEL_WORDS = 5  # on a rendered page a figure takes only short lines (label
 
 class FigureStage:
     """Adds a figure block for each picture region of the layout model (PyMuPDF's on a page read from its text
-    layer, CDLA's on a rendered page) and each sizeable image on a page read from its text layer.
+    layer where something besides text is drawn in it, CDLA's on a rendered page) and each sizeable image on a
+    page read from its text layer.
 
     The text inside a picture region (a diagram's labels, an annotated screenshot) is the figure's text,
     not body paragraphs: its lines leave the page's text flow, except a caption the layout model marks.
@@ -28,8 +29,8 @@ class FigureStage:
         for page in pages:
             page_area = page.input.width * page.input.height
             pictures = [region.bbox for region in page.regions if region.type == "figure" and (
-                page.use_text_layer or (region.score >= MIN_PICTURE_SCORE and area(region.bbox) <= MAX_SCAN_PICTURE
-                                        * page_area))]
+                drawn_in(region.bbox, page.input) if page.use_text_layer else (
+                    region.score >= MIN_PICTURE_SCORE and area(region.bbox) <= MAX_SCAN_PICTURE * page_area))]
             captions = [region.bbox for region in page.regions if region.type == "caption"]
             textual = [region.bbox for region in page.regions if region.type not in ("figure", "table")]
             images = [box for box in page.input.image_boxes if MIN_AREA <= area(box) / page_area <= MAX_AREA
@@ -51,6 +52,14 @@ class FigureStage:
                 page.lines = [line for line in page.lines if line not in inside]
                 page.blocks.append(Block(type="figure", bbox=box, lines=inside, text=join_lines(inside)))
         return pages
+
+
+def drawn_in(region: BBox, page: PageInput) -> bool:
+    """Whether anything but text is drawn in a region of a page read from its text layer: an image over it or a
+    vector drawing centred in it. A picture region of the layout model that holds text alone (a large coloured
+    title, a header band) is text."""
+    return (any(overlaps(box, region) for box in page.image_boxes)
+            or any(center_inside(box, region) for box in page.drawing_boxes))
 
 
 def figure_boxes(pictures: list[BBox], images: list[BBox]) -> list[tuple[BBox, bool]]:

@@ -99,3 +99,20 @@ def test_on_a_scan_prose_inside_a_figure_region_and_page_sized_regions_stay_body
     [result] = FigureStage()([state])
     assert [(b.bbox, b.text) for b in result.blocks] == [((321, 422, 559, 693), "Nut case")]
     assert result.lines == [prose]
+
+
+def test_a_picture_region_holding_text_alone_is_text_and_one_over_a_drawing_a_figure():
+    """PyMuPDF's layout model takes a large coloured title or a header band for a picture; with nothing but text
+    drawn in it, it is text. The same region over a vector drawing (a chart's bars) is a figure."""
+    title = Line(text="DB2 for i Center of Excellence", bbox=(280, 240, 460, 270), size=20)
+    region = Region(type="figure", bbox=(278, 238, 464, 273), score=1.0)
+    state = page([])
+    state.lines, state.regions = [title], [region]
+    state.input.drawing_boxes = [(60, 100, 540, 700)]  # a frame around the whole page is no drawing in the region
+    [result] = FigureStage()([state])
+    assert result.blocks == [] and result.lines == [title]
+    state = page([])
+    state.lines, state.regions = [title], [region]
+    state.input.drawing_boxes = [(300, 250, 320, 270)]
+    [result] = FigureStage()([state])
+    assert [(b.type, b.text) for b in result.blocks] == [("figure", "DB2 for i Center of Excellence")]
