@@ -4,6 +4,7 @@ import heapq
 import math
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from engine.geometry import beside, mean_confidence, union
@@ -12,6 +13,8 @@ from engine.region_lines import group_by_regions
 from engine.types import Block, Line, PageState
 
 LIST_MARKER = re.compile(r"^([•◦▪‣∙·●○■□►▸\-–—*]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\([ivxlc]+\)|[ivxlc]+\.)\s+\S")
+SOFT_HYPHEN = "\u00ad"
+HYPHENS = ("-", "\u2010")  # hyphen-minus and the hyphen proper
 MAX_GAP = 0.7  # vertical gap between lines of one block, in units of the font size
 MIN_OVERLAP = 0.4  # horizontal overlap with the block, as a share of the narrower of the two
 INDENT = 0.8  # a line starting this many font sizes right of the line above starts a paragraph
@@ -19,16 +22,26 @@ SHORT_LINE = 0.75  # a line ending before this share of the block's width ends a
 
 
 def join_lines(lines: list[Line]) -> str:
-    """Line texts joined by spaces; a word hyphenated at a line end is joined again."""
-    text = ""
-    for line in lines:
-        piece = line.text.strip()
-        if not piece:
+    """The lines' texts joined as `join_texts` joins them."""
+    return join_texts(line.text for line in lines)
+
+
+def join_texts(texts: Iterable[str]) -> str:
+    """Texts of successive lines joined by spaces; a word hyphenated at a line end (with a hyphen before a
+    lower-case letter, or with the soft hyphen a word processor breaks words with) is joined again."""
+    text, broken = "", False
+    for piece in texts:
+        piece = piece.strip()
+        if not piece.replace(SOFT_HYPHEN, ""):
             continue
-        if len(text) >= 2 and text.endswith("-") and text[-2].isalpha() and piece[0].islower():
+        ends_broken, piece = piece.endswith(SOFT_HYPHEN), piece.replace(SOFT_HYPHEN, "")  # elsewhere it shows nothing
+        if broken:
+            text += piece
+        elif len(text) >= 2 and text[-1] in HYPHENS and text[-2].isalpha() and piece[0].islower():
             text = text[:-1] + piece
         else:
             text = f"{text} {piece}" if text else piece
+        broken = ends_broken
     return text
 
 

@@ -22,6 +22,7 @@ import re
 from dataclasses import replace
 
 from engine.geometry import union
+from engine.stages.blocks import join_texts
 from engine.stages.classify import CAPTION
 from engine.table_grid import make_table
 from engine.types import BBox, Table, TableCell
@@ -87,7 +88,7 @@ def _merged_rows(table: Table, upper: int) -> Table | None:
             if above is not None:
                 if (above.col, above.col_span) != (cell.col, cell.col_span):
                     return None
-                above.text = f"{above.text} {cell.text}".strip()
+                above.text = join_texts([above.text, cell.text])
                 above.bbox = union([b for b in (above.bbox, cell.bbox) if b is not None]) if (
                     above.bbox or cell.bbox) else None
                 continue

@@ -12,6 +12,7 @@ from engine.geometry import Row, area, center_inside, mean_confidence, merged_sp
 from engine.marks import MARKS, mark_lines
 from engine.rules import Rule, rules_from_boxes, rules_from_image
 from engine.skew import MIN_SKEW, level, levelled_box, page_skew
+from engine.stages.blocks import join_lines
 from engine.stages.classify import CAPTION
 from engine.stages.figures import MAX_AREA, MAX_SCAN_PICTURE
 from engine.stages.table_shape import join_wrapped_rows, reshaped
@@ -531,4 +532,5 @@ def _header_rows(cells: list[TableCell], lines: list[Line], ys: list[float]) -> 
 
 
 def _join(lines: list[Line]) -> str:
-    return " ".join(line.text for line in sorted(lines, key=lambda l: (round(l.bbox[1]), l.bbox[0]))).strip()
+    """A cell's text: its lines in reading order, a word hyphenated across two of them joined again."""
+    return join_lines(sorted(lines, key=lambda l: (round(l.bbox[1]), l.bbox[0])))

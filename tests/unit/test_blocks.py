@@ -135,3 +135,13 @@ def test_a_page_of_fifty_thousand_lines_is_grouped():
              ((rnd.uniform(0, 600), rnd.uniform(0, 780)) for _ in range(50_000))]
     groups = group_lines(lines)
     assert sorted(id(l) for g in groups for l in g) == sorted(id(l) for l in lines)
+
+
+def test_a_word_broken_with_a_soft_hyphen_or_a_hyphen_proper_is_joined_and_inner_soft_hyphens_vanish():
+    """Word processors break words with U+00AD (shown only at a line's end) and some set U+2010, not '-'."""
+    assert join_lines([line("the conserva\u00ad", 60, 100, 300), line("tion studio", 60, 113, 300)]) == (
+        "the conservation studio")
+    assert join_lines([line("the Conserva\u00ad", 60, 100, 300), line("Tion", 60, 113, 300)]) == "the ConservaTion"
+    assert join_lines([line("the conser\u2010", 60, 100, 300), line("vation studio", 60, 113, 300)]) == (
+        "the conservation studio")
+    assert join_lines([line("a con\u00adserva\u00adtion studio", 60, 100, 300)]) == "a conservation studio"

@@ -190,3 +190,14 @@ def test_no_table_in_an_image_captioned_as_a_figure():
         state.lines = [*lines, text(caption, 100, 166, 390)]
         [result] = TableStage()([state])
         assert sum(1 for block in result.blocks if block.type == "table") == tables
+
+
+def test_a_label_hyphenated_onto_a_line_of_its_own_is_joined_again():
+    lines = [text("Area", 110, 108, 140, bold=True), text("Loans", 260, 108, 290, bold=True),
+             text("Visits", 340, 108, 380, bold=True), text("Conser-", 110, 128, 150), text("166", 270, 128, 290),
+             text("180", 360, 128, 380), text("vation", 110, 138, 145), text("Total", 110, 150, 140),
+             text("72", 275, 150, 290), text("158", 360, 150, 380)]
+    rules = [hrule(100), hrule(122), hrule(162)]
+    [(region, members)] = find_table_regions(rules, lines)
+    table = join_wrapped_rows(build_table(region, lines, members))
+    assert [cell.text for cell in table.cells if cell.col == 0] == ["Area", "Conservation", "Total"]
