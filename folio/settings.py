@@ -82,6 +82,8 @@ class Settings(BaseSettings):
                                      "without renewal; a run whose process is found dead loses its claims at once")
     s3_endpoint_url: str | None = Field(default=None, description="an S3-compatible store (MinIO, Ceph); unset: "
                                         "boto3's own (AWS_ENDPOINT_URL, or AWS)")
+    s3_read_timeout_seconds: float = Field(default=60.0, gt=0, description="how long a read from S3 may wait for "
+                                           "data; a read that times out is retried (botocore's own default: 60)")
     nightly_source: str = Field(default="~/archive/inbox", description="what the nightly-digitization deployment "
                                 "reads: a folder or an s3://bucket/prefix")
     nightly_cron: str = Field(default="0 2 * * *", description="when the nightly-digitization deployment runs")

@@ -29,16 +29,17 @@ def split_uri(uri: str) -> tuple[str, str]:
 
 
 @lru_cache(maxsize=4)
-def s3_client(endpoint_url: str | None = None) -> Any:
+def s3_client(endpoint_url: str | None = None, read_timeout: float = 60.0) -> Any:
     import boto3
     from botocore.config import Config
 
     return boto3.client("s3", endpoint_url=endpoint_url or None,
-                        config=Config(retries={"mode": "adaptive", "max_attempts": 5}))
+                        config=Config(retries={"mode": "adaptive", "max_attempts": 5}, read_timeout=read_timeout))
 
 
 def client() -> Any:
-    return s3_client(get_settings().s3_endpoint_url)
+    settings = get_settings()
+    return s3_client(settings.s3_endpoint_url, settings.s3_read_timeout_seconds)
 
 
 def list_objects(uri: str) -> list[SourceFile]:
@@ -76,17 +77,22 @@ def spool_path(uri: str, spool: Path) -> Path:
 
 def fetch(file: SourceFile, spool: Path) -> tuple[SourceFile, str, FileIdentity]:
     """The object streamed to the spool, its sha256 and the spooled file's identity. The read fails if the object
-    changed since it was listed (another ETag); the size limit is checked before, on the listed size."""
+    changed since it was listed (another ETag); the size limit is checked before, on the listed size. A read that
+    stalls for FOLIO_S3_READ_TIMEOUT_SECONDS raises botocore's ReadTimeoutError, which the task retries."""
     bucket, key = split_uri(file.uri)
     response = client().get_object(Bucket=bucket, Key=key, **({"IfMatch": file.etag} if file.etag else {}))
     digest = hashlib.sha256()
     spool.mkdir(parents=True, exist_ok=True)
     target = spool_path(file.uri, spool)
     partial = target.with_suffix(".part")
-    with open(partial, "wb") as out:
-        for chunk in response["Body"].iter_chunks(_CHUNK):
-            digest.update(chunk)
-            out.write(chunk)
+    try:
+        with open(partial, "wb") as out:
+            for chunk in response["Body"].iter_chunks(_CHUNK):
+                digest.update(chunk)
+                out.write(chunk)
+    except BaseException:  # a read that timed out or broke off leaves no part of the object behind
+        partial.unlink(missing_ok=True)
+        raise
     partial.replace(target)
     return replace(file, path=target), digest.hexdigest(), FileIdentity.of(target.stat())
 

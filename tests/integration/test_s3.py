@@ -2,7 +2,9 @@
 
 import json
 import socket
-from collections.abc import Iterator
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import boto3
@@ -28,6 +30,45 @@ def s3_endpoint() -> Iterator[str]:
     server.start()
     yield f"http://127.0.0.1:{port}"
     server.stop()
+
+
+class StallFirstRead:
+    """Moto's S3 behind a network that stalls: the first GET of a key ending in `name` sends half the object, then
+    nothing for `stall` seconds (the reader's read times out), then drops the connection."""
+
+    def __init__(self, app: Callable, name: str, stall: float):
+        self.app, self.name, self.stall = app, name, stall
+        self.reads = 0
+
+    def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
+        if environ["REQUEST_METHOD"] != "GET" or not environ["PATH_INFO"].endswith(self.name):
+            return self.app(environ, start_response)
+        self.reads += 1
+        if self.reads > 1:
+            return self.app(environ, start_response)
+        answer: dict = {}
+        body = b"".join(self.app(environ, lambda status, headers, *_: answer.update(status=status, headers=headers)))
+        start_response(answer["status"], answer["headers"])
+        return self._stalling(body)
+
+    def _stalling(self, body: bytes) -> Iterator[bytes]:
+        yield body[:len(body) // 2]
+        time.sleep(self.stall)
+
+
+@pytest.fixture
+def stalling_s3() -> Iterator[tuple[str, StallFirstRead]]:
+    """An S3 endpoint (moto) whose first read of `report.pdf` stalls for 6 s."""
+    from moto.server import DomainDispatcherApplication, create_backend_app
+    from werkzeug.serving import make_server
+
+    stalling = StallFirstRead(DomainDispatcherApplication(create_backend_app), "report.pdf", stall=6.0)
+    server = make_server("127.0.0.1", 0, stalling, threaded=True)
+    serving = threading.Thread(target=server.serve_forever, daemon=True)
+    serving.start()
+    yield f"http://127.0.0.1:{server.server_port}", stalling
+    server.shutdown()
+    serving.join()
 
 
 def credentials(endpoint: str) -> dict[str, str]:
@@ -87,3 +128,23 @@ def test_a_missing_bucket_is_a_clear_error(s3_endpoint: str, tmp_path: Path, new
     run = FolioRun("s3://no-such-bucket/x", new_database_url(), tmp_path / "home", **credentials(s3_endpoint))
     assert run.finish() == 2
     assert "source not found: s3://no-such-bucket/x (NoSuchBucket)" in "".join(run.lines)
+
+
+def test_a_read_that_times_out_is_retried_and_the_document_stored(stalling_s3: tuple[str, StallFirstRead],
+                                                                   tmp_path: Path, new_database_url):
+    endpoint, stalling = stalling_s3
+    s3 = boto3.client("s3", endpoint_url=endpoint, aws_access_key_id="folio-test", aws_secret_access_key=SECRET,
+                      region_name="us-east-1")
+    s3.create_bucket(Bucket="archive")
+    s3.upload_file(str(pdfs.two_column_pdf(tmp_path)), "archive", "inbox/report.pdf")
+    url, home = new_database_url(), tmp_path / "home"
+    run = FolioRun("s3://archive/inbox", url, home, FOLIO_S3_READ_TIMEOUT_SECONDS="1",
+                   FOLIO_RETRY_DELAY_SECONDS="0.1", **credentials(endpoint))
+    assert run.finish() == 0, "".join(run.lines)[-3000:]
+    output = "".join(run.lines)
+    assert "ReadTimeoutError" in output and "Retry 1/4 will start" in output
+    assert stalling.reads == 2
+    with configured_database(Settings(database_url=url)).connect() as connection:
+        assert connection.execute(text("SELECT status FROM documents")).scalars().all() == ["done"]
+        assert connection.execute(text("SELECT count(*) FROM pages WHERE status = 'done'")).scalar() == 2
+    assert not list((home / "spool").glob("*")), "nothing of the broken read is left in the spool"

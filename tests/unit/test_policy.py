@@ -4,6 +4,14 @@ import errno
 
 import psycopg
 import pytest
+from botocore.exceptions import (
+    ClientError,
+    ConnectionClosedError,
+    ConnectTimeoutError,
+    EndpointConnectionError,
+    ReadTimeoutError,
+    ResponseStreamingError,
+)
 from sqlalchemy import exc
 
 from pages.pdf import BadDocument
@@ -11,13 +19,12 @@ from sources.failures import is_transient
 from tasks.policy import task_options
 
 
-def botocore_error(name: str, code: str | None = None) -> Exception:
-    """An error of botocore's kind (its module and its response), without needing boto3 installed."""
-    kind = type(name, (Exception,), {"__module__": "botocore.exceptions"})
-    error = kind(name)
-    if code is not None:
-        error.response = {"Error": {"Code": code}}
-    return error
+def client_error(code: str) -> ClientError:
+    """The error botocore raises for an S3 response with this error code."""
+    return ClientError({"Error": {"Code": code, "Message": code}}, "GetObject")
+
+
+ENDPOINT = "https://s3.eu-west-1.amazonaws.com/archive/scan.pdf"
 
 
 def raised_from(error: Exception, cause: Exception) -> Exception:
@@ -33,9 +40,13 @@ def raised_from(error: Exception, cause: Exception) -> Exception:
     exc.InterfaceError("SELECT", {}, psycopg.InterfaceError("connection already closed")),
     ConnectionResetError(errno.ECONNRESET, "reset by peer"),
     TimeoutError("read timed out"),
-    botocore_error("ClientError", "SlowDown"),
-    botocore_error("ClientError", "503"),
-    botocore_error("ReadTimeoutError"),
+    client_error("SlowDown"),
+    client_error("503"),
+    ReadTimeoutError(endpoint_url=ENDPOINT),
+    ConnectionClosedError(endpoint_url=ENDPOINT),
+    EndpointConnectionError(endpoint_url=ENDPOINT),
+    ConnectTimeoutError(endpoint_url=ENDPOINT),
+    ResponseStreamingError(error="Connection broken: IncompleteRead(1024 bytes read, 4096 more expected)"),
     RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB"),
     raised_from(RuntimeError("batch could not be stored"), psycopg.OperationalError("connection refused")),
 ])
@@ -47,8 +58,8 @@ def test_transient_errors_are_retried(error: Exception):
     BadDocument("not a PDF: no header"),
     ValueError("page 3 out of range"),
     exc.IntegrityError("INSERT", {}, psycopg.errors.UniqueViolation("duplicate key")),
-    botocore_error("ClientError", "NoSuchKey"),
-    botocore_error("ClientError", "AccessDenied"),
+    client_error("NoSuchKey"),
+    client_error("AccessDenied"),
     OSError(errno.ENOSPC, "No space left on device"),
     RuntimeError("the worker lost its disk"),
 ])
