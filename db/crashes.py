@@ -32,15 +32,22 @@ def tracks_processes(session: Session) -> bool:
         "AND column_name = 'heartbeat_at'")).first() is not None
 
 
-def beat(session: Session, run_id: int) -> None:
-    """The run's row names this process and the time: it is alive (again, when its flow run is retried)."""
+def beat(session: Session, run_id: int, lease_seconds: int) -> None:
+    """The run's row names this process and the time: it is alive (again, when its flow run is retried); and every
+    claim it holds lasts a lease from now, so that a live run keeps its documents however long it takes to reach
+    them, and a run that stops beating loses them a lease after its last beat."""
     process = ProcessId.current()
-    session.execute(
+    claimant = session.execute(
         update(Run)
         .where(Run.id == run_id, Run.status.in_((RunStatus.RUNNING, RunStatus.CRASHED)))
         .values(status=RunStatus.RUNNING, finished_at=None, host=socket.gethostname(), machine=machine(),
                 pid=process.pid, pid_started_at=datetime.fromtimestamp(process.started, UTC), heartbeat_at=func.now())
-    )
+        .returning(Run.flow_run_id)
+    ).scalar_one_or_none()
+    if claimant is not None:  # a document locked now is being stored or contested: its batch renews it itself
+        held = select(Document.id).where(Document.claimed_by == claimant).with_for_update(skip_locked=True)
+        session.execute(update(Document).where(Document.id.in_(held.scalar_subquery()))
+                        .values(claimed_until=func.now() + timedelta(seconds=lease_seconds)))
 
 
 def running_runs(session: Session, silent_seconds: float, lease_seconds: int) -> list[RunningRun]:

@@ -18,6 +18,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     func,
+    text,
 )
 from sqlalchemy.dialects.postgresql import JSONB, TSVECTOR
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
@@ -54,6 +55,7 @@ class Document(Base):
     """One distinct file, by the sha256 of its bytes."""
 
     __tablename__ = "documents"
+    __table_args__ = (Index("ix_documents_claimed_by", "claimed_by", postgresql_where=text("claimed_by IS NOT NULL")),)
 
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     sha256: Mapped[str] = mapped_column(String(64), unique=True)

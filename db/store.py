@@ -139,6 +139,19 @@ def claim_for_run(session: Session, document_id: int, claim: Claim) -> bool:
     return claimed is not None
 
 
+def held_documents(session: Session, document_ids: set[int], claim: Claim) -> set[int]:
+    """Of these documents, those this run holds, locked until the transaction ends (a run that would take one over
+    waits, then finds the claim renewed): its own claims, and any left unclaimed or lapsed and unfinished, taken
+    back. One another run took over, or finished, is not held."""
+    rows = session.execute(select(Document.id, Document.claimed_by, Document.claimed_until < func.now(),
+                                  Document.status)
+                           .where(Document.id.in_(document_ids)).with_for_update()).all()
+    held = {id_ for id_, claimant, _, _ in rows if claimant == claim.claimant}
+    free = [id_ for id_, claimant, lapsed, status in rows
+            if claimant != claim.claimant and (claimant is None or lapsed) and status not in FINISHED]
+    return held | {id_ for id_ in free if claim_for_run(session, id_, claim)}
+
+
 def renew_claims(session: Session, document_ids: set[int], claim: Claim) -> None:
     """Extend this run's claims (each stored batch does), so that only a run that stopped loses them."""
     session.execute(

@@ -54,6 +54,7 @@ def parse_and_finish(run_id: int, registered: list[Registered], batch_size: int,
     progress = RunProgress(total_pages)
     progress.start()
     parsed = reused = failed = 0
+    lost: set[int] = set()
     errors: list[str] = []
     quarantined: list[QuarantinedPage] = []
     flagged: list[FlaggedPage] = []
@@ -67,11 +68,12 @@ def parse_and_finish(run_id: int, registered: list[Registered], batch_size: int,
         failed += report.failed
         quarantined.extend(report.quarantined)
         flagged.extend(report.flagged)
+        lost |= report.lost
         log.info("progress: %d/%d pages", parsed + reused + failed, total_pages)
         progress.advance(parsed + reused + failed)
     tell(Step(Stage.FINISHING))
     counts = PageCounts(parsed, reused, failed, len(quarantined), len(flagged), sum(page.blocks for page in flagged))
-    summary = finish_task(run_id, registered, counts, errors, time.perf_counter() - started, claim)
+    summary = finish_task(run_id, registered, counts, errors, time.perf_counter() - started, claim, frozenset(lost))
     files = {item.document_id: item.file.uri for item in registered}
     summary = dataclasses.replace(summary, quarantined_pages=_with_files(quarantined, files),
                                   flagged_pages=_with_files(flagged, files))

@@ -79,7 +79,8 @@ class Settings(BaseSettings):
     page_max_characters: int = page_budget(1_000_000, "characters a page's text layer may hold")
     page_max_drawings: int = page_budget(250_000, "drawn lines, rectangles and curves a page may hold")
     claim_lease_seconds: int = Field(default=1800, ge=1, description="how long a run's claim on a document lasts "
-                                     "without renewal; a run whose process is found dead loses its claims at once")
+                                     "without renewal (its heartbeat renews them); a run whose process is found "
+                                     "dead loses its claims at once")
     s3_endpoint_url: str | None = Field(default=None, description="an S3-compatible store (MinIO, Ceph); unset: "
                                         "boto3's own (AWS_ENDPOINT_URL, or AWS)")
     s3_read_timeout_seconds: float = Field(default=60.0, gt=0, description="how long a read from S3 may wait for "

@@ -45,13 +45,14 @@ class Batch:
 @dataclass(frozen=True)
 class BatchReport:
     index: int
-    pages: int  # stored by this batch: parsed, reused or failed
+    pages: int  # stored by this batch (not by another run before it): parsed, reused or failed
     failed: int
     reused: int  # results copied from a page with the same fingerprint
     engine_pages: int  # pages the engine was called on
     seconds: float
     quarantined: tuple[QuarantinedPage, ...] = ()
     flagged: tuple[FlaggedPage, ...] = ()
+    lost: frozenset[int] = frozenset()  # documents another run took over: none of their pages stored by this batch
 
 
 def parse_batch_pages(batch: Batch, database: Engine, parser: PageParser | EngineProcesses,
@@ -109,8 +110,12 @@ def parse_batch_pages(batch: Batch, database: Engine, parser: PageParser | Engin
         outcomes.append(PageOutcome(ref.document_id, ref.page_no, fingerprint, result if error is None else None,
                                     error, reused_from=origin, same_as=same_as,
                                     issues=verdicts[key].issues if key in verdicts else ()))
-    outcomes = [_without_bad_files(outcome, bad_files) for outcome in outcomes]
-    save_batch(database, outcomes, batch.claim, bad_files)
+    saved = save_batch(database, [_without_bad_files(outcome, bad_files) for outcome in outcomes], batch.claim,
+                       bad_files)
+    if saved.lost:
+        log.warning("batch %d: %d document(s) taken over by another run while this one parsed them (ids %s): their "
+                    "pages are left to it", batch.index + 1, len(saved.lost), ", ".join(map(str, sorted(saved.lost))))
+    outcomes = saved.pages  # what this run stored, and so counts
     failed_pages = sum(1 for outcome in outcomes if outcome.result is None)
     reused = sum(1 for outcome in outcomes
                  if outcome.result is not None and (outcome.reused_from is not None or outcome.same_as is not None))
@@ -127,7 +132,7 @@ def parse_batch_pages(batch: Batch, database: Engine, parser: PageParser | Engin
              f", {len(quarantined)} quarantined" if quarantined else "",
              f", {blocks_flagged} blocks flagged" if blocks_flagged else "")
     return BatchReport(batch.index, len(outcomes), failed_pages, reused, len(parsed.inputs), seconds, quarantined,
-                       flagged)
+                       flagged, saved.lost)
 
 
 def _without_bad_files(outcome: PageOutcome, bad_files: dict[int, str]) -> PageOutcome:

@@ -14,6 +14,7 @@ from db.store import (
     Claim,
     fail_document,
     finish_complete,
+    held_documents,
     release_claims,
     renew_claims,
     storable,
@@ -53,18 +54,34 @@ class PageOutcome:
         return "; ".join(sorted({issue.check for issue in self.issues}))
 
 
-def save_batch(database: Engine, outcomes: list[PageOutcome], claim: Claim | None = None,
-               failed: dict[int, str] | None = None) -> int:
-    """Store every page of the batch, or none of them; returns how many pages were written.
+@dataclass(frozen=True)
+class Saved:
+    """What a batch stored: its pages written now, and the documents it found another run had taken over."""
 
-    A page that is already stored (a retried batch) is left as it is; one whose result the database
-    refuses is stored as failed, with why. The documents in `failed` (id: reason) are failed; each document
-    whose pages are all stored now gets its final status and its claim released, in the same transaction,
-    so that no later failure of the run leaves it unfinished. The run's claims on the batch's other
-    documents are renewed.
+    pages: list[PageOutcome]
+    lost: frozenset[int] = frozenset()
+
+
+def save_batch(database: Engine, outcomes: list[PageOutcome], claim: Claim | None = None,
+               failed: dict[int, str] | None = None) -> Saved:
+    """Store every page of the batch, or none of them; returns the pages written.
+
+    With the run's claim, only the documents the run holds are touched (`held_documents`, locked for the
+    transaction): the pages of one another run took over are not stored, and it is reported lost. A page that
+    is already stored (a retried batch, or one stored by the run that took its document over) is left as it is;
+    one whose result the database refuses is stored as failed, with why. The documents in `failed` (id: reason)
+    are failed; each document whose pages are all stored now gets its final status and its claim released, in
+    the same transaction, so that no later failure of the run leaves it unfinished. The run's claims on the
+    batch's other documents are renewed.
     """
-    written = 0
+    failed = failed or {}
     with session_scope(database) as session:
+        lost: set[int] = set()
+        if claim is not None:
+            wanted = {outcome.document_id for outcome in outcomes} | set(failed)
+            lost = wanted - held_documents(session, wanted, claim)
+            outcomes = [outcome for outcome in outcomes if outcome.document_id not in lost]
+            failed = {document_id: why for document_id, why in failed.items() if document_id not in lost}
         stored: dict[int, set[int]] = {}
         rows: dict[tuple[int, int], models.Page] = {}
         kept: list[PageOutcome] = []
@@ -76,21 +93,20 @@ def save_batch(database: Engine, outcomes: list[PageOutcome], claim: Claim | Non
             outcome = _add_page(session, outcome)
             rows[outcome.document_id, outcome.page_no] = outcome.row
             kept.append(outcome)
-            written += 1
         for outcome in kept:
             original = rows.get(outcome.same_as) if outcome.same_as and outcome.result is not None else None
             if original is not None:
                 rows[outcome.document_id, outcome.page_no].reused_from = original.id
         copy_issues(session, {rows[outcome.document_id, outcome.page_no]: outcome.reused_from for outcome in kept
                                if outcome.reused_from is not None and outcome.result is not None})
-        for document_id, reason in (failed or {}).items():
+        for document_id, reason in failed.items():
             fail_document(session, document_id, reason)
         document_ids = {outcome.document_id for outcome in outcomes}
-        finished = set(finish_complete(session, document_ids)) | set(failed or ())
+        finished = set(finish_complete(session, document_ids)) | set(failed)
         if claim is not None:
             renew_claims(session, document_ids - finished, claim)
             release_claims(session, list(finished), claim)
-    return written
+    return Saved(kept, frozenset(lost))
 
 
 def _add_page(session: Session, outcome: PageOutcome) -> PageOutcome:

@@ -1,6 +1,6 @@
 """Opening and closing a run: its row in PostgreSQL, final document statuses, a summary for people."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sqlalchemy import Engine
@@ -21,6 +21,7 @@ from db.store import (
 )
 from folio.database import database
 from folio.run_summary import FailedDocument, RunSummary
+from folio.settings import get_settings
 from runs.recovery import recover_crashed_runs
 from runs.register import Registered
 
@@ -44,19 +45,22 @@ def open_run(database: Engine, source: str, claimant: str) -> int:
     recover_crashed_runs(database)
     with session_scope(database) as session:
         run_id = start_run(session, source, claimant)
-        beat(session, run_id)
+        beat(session, run_id, get_settings().claim_lease_seconds)
         return run_id
 
 
 def finish(database: Engine, run_id: int, registered: list[Registered], pages: PageCounts,
            batch_errors: list[str], seconds: float, claim: Claim | None = None,
-           spool: Path | None = None) -> RunSummary:
+           spool: Path | None = None, lost: frozenset[int] = frozenset()) -> RunSummary:
     """Final status of each document of the run, the run row updated, and the summary.
 
     A document whose pages are not all stored (a batch failed after its retries) stays claimed by this
     run until the lease ends, so that a retry of this flow run completes it; after that any run does.
-    The summary counts it as failed, the run as failed.
+    The summary counts it as failed, the run as failed. A document another run took over (`lost` by a batch)
+    is that run's: left as it is, and counted as a duplicate, as at registration.
     """
+    registered = [replace(item, outcome=Registration.DUPLICATE) if item.document_id in lost else item
+                  for item in registered]
     parsed_ids = sorted({item.document_id for item in registered if item.outcome == Registration.NEW})
     with session_scope(database) as session:
         statuses = finish_documents(session, parsed_ids, "; ".join(sorted(set(batch_errors))))

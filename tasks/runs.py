@@ -18,5 +18,5 @@ def open_run_task(source: str, claimant: str) -> int:
 
 @task(name="finish-run", **task_options(resumable=False))
 def finish_task(run_id: int, registered: list[Registered], pages: PageCounts, batch_errors: list[str],
-                seconds: float, claim: Claim | None = None) -> RunSummary:
-    return finish(database(), run_id, registered, pages, batch_errors, seconds, claim, get_settings().spool)
+                seconds: float, claim: Claim | None = None, lost: frozenset[int] = frozenset()) -> RunSummary:
+    return finish(database(), run_id, registered, pages, batch_errors, seconds, claim, get_settings().spool, lost)

@@ -77,10 +77,15 @@ class FolioRun(FolioProcess):
 
 def wait_for_blocked_insert(url: str, timeout: float = 300) -> None:
     """Until a run's transaction waits to insert blocks: it has written pages that are not committed."""
+    wait_for_lock_wait(url, "INSERT INTO blocks%", timeout)
+
+
+def wait_for_lock_wait(url: str, statement: str, timeout: float = 300) -> None:
+    """Until a statement LIKE `statement` waits for a lock another transaction holds."""
     deadline = time.monotonic() + timeout
     with psycopg.connect(url, autocommit=True) as connection:
         while not connection.execute(
-            "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO blocks%'"
+            "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE %s", (statement,)
         ).fetchone():
-            assert time.monotonic() < deadline, "the run never reached the commit"
+            assert time.monotonic() < deadline, f"no statement like {statement!r} came to wait for a lock"
             time.sleep(0.05)

@@ -14,7 +14,7 @@ TABLES = {"documents", "document_sources", "pages", "page_issues", "blocks", "ta
 def test_upgrade_and_downgrade(empty_database):
     database = configured_database()
     upgrade(database)
-    assert current_revision(database) == head_revision() == "0009"
+    assert current_revision(database) == head_revision() == "0010"
     assert TABLES <= set(inspect(database).get_table_names())
     downgrade(database, "base")
     assert current_revision(database) is None

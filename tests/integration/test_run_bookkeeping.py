@@ -40,9 +40,9 @@ def test_save_batch_stores_every_page_once_and_finishes_the_document(database: E
     outcomes = [PageOutcome(item.document_id, 1, "f1", error="engine error: cannot parse"),
                 PageOutcome(item.document_id, 2, "f2", error="ocr: a script the recognizer cannot read")]
     assert claimed_by(database) == CLAIM.claimant
-    assert save_batch(database, outcomes[:1], CLAIM) == 1
+    assert len(save_batch(database, outcomes[:1], CLAIM).pages) == 1
     assert claimed_by(database) == CLAIM.claimant  # a page is still to store: the run keeps its claim
-    assert save_batch(database, outcomes, CLAIM) == 1  # a retried batch: the page already stored is left
+    assert len(save_batch(database, outcomes, CLAIM).pages) == 1  # a retried batch: the page already stored is left
     assert pages(database, folder) == [(1, "failed", None, False, "engine error: cannot parse"),
                                        (2, "failed", None, False, "ocr: a script the recognizer cannot read")]
     with database.connect() as connection:
@@ -50,9 +50,30 @@ def test_save_batch_stores_every_page_once_and_finishes_the_document(database: E
     assert (status, error, claimed_by(database)) == ("failed", "no page could be read", None)
 
 
+def test_save_batch_leaves_a_document_another_run_took_over(database: Engine, folder: Path):
+    """A run whose claim lapsed (it stopped beating for a lease) and was taken over stores none of the document's
+    pages and does not fail it: it reports it lost. One whose lapsed claim nobody took takes it back."""
+    (item,) = registered(database, folder)
+    outcomes = [PageOutcome(item.document_id, 1, "f1", error="engine error: cannot parse")]
+    with database.begin() as connection:
+        connection.execute(text("UPDATE documents SET claimed_until = now() - interval '1 second'"))
+    saved = save_batch(database, outcomes, CLAIM)
+    assert (len(saved.pages), saved.lost, claimed_by(database)) == (1, frozenset(), CLAIM.claimant)
+    with database.begin() as connection:
+        connection.execute(text("UPDATE documents SET claimed_by = 'the-other-run', claimed_until = now() + "
+                                "interval '10 minutes'"))
+    saved = save_batch(database, [PageOutcome(item.document_id, 2, "f2", error="engine error")], CLAIM,
+                       {item.document_id: "changed during the run"})
+    assert (saved.pages, saved.lost) == ([], frozenset({item.document_id}))
+    with database.connect() as connection:
+        assert connection.execute(text("SELECT page_no FROM pages")).scalars().all() == [1]
+        assert tuple(connection.execute(text("SELECT status, claimed_by FROM documents")).one()) == (
+            "processing", "the-other-run")
+
+
 def test_save_batch_fails_the_documents_it_is_told_to(database: Engine, folder: Path):
     (item,) = registered(database, folder)
-    assert save_batch(database, [], CLAIM, {item.document_id: "changed during the run"}) == 0
+    assert save_batch(database, [], CLAIM, {item.document_id: "changed during the run"}).pages == []
     with database.connect() as connection:
         assert tuple(connection.execute(text("SELECT status, error FROM documents")).one()) == \
             ("failed", "changed during the run")
