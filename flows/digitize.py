@@ -13,7 +13,7 @@ from prefect.runtime import flow_run
 from db.store import Claim
 from flows.artifacts import RunProgress, publish_outcome
 from flows.progress import Stage, Step, tell
-from flows.runners import task_runner
+from flows.runners import SettingsTaskRunner
 from folio.run_summary import FlaggedPage, QuarantinedPage, RunSummary
 from folio.settings import get_settings
 from runs.batches import make_batches
@@ -112,7 +112,7 @@ def failed_if_raising(run_id: int, started: float) -> Iterator[None]:
         raise
 
 
-@flow(name="digitize", task_runner=task_runner())
+@flow(name="digitize", task_runner=SettingsTaskRunner())
 def digitize(source: str, batch_size: int | None = None, force: bool = False) -> RunSummary:
     """Turn every PDF under a folder or S3 prefix into pages, blocks, tables and formulas in PostgreSQL.
 

@@ -7,7 +7,7 @@ from prefect import flow, get_run_logger
 from db.store import Selection
 from flows.digitize import failed_if_raising, parse_and_finish, run_claim
 from flows.progress import Stage, Step, tell
-from flows.runners import task_runner
+from flows.runners import SettingsTaskRunner
 from folio.run_summary import RunSummary
 from folio.settings import get_settings
 from runs.heartbeat import heartbeat
@@ -15,7 +15,7 @@ from tasks.reprocess import reopen_task, select_task
 from tasks.runs import open_run_task
 
 
-@flow(name="reprocess", task_runner=task_runner())
+@flow(name="reprocess", task_runner=SettingsTaskRunner())
 def reprocess(selection: Selection, batch_size: int | None = None) -> RunSummary:
     """Parse again the finished documents chosen by status, id, last change or engine version.
 

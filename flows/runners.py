@@ -1,5 +1,7 @@
 """Where a flow's batch tasks run: threads in the flow's process (default), or a Dask cluster."""
 
+from typing import Any, NoReturn
+
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 
 from folio.settings import Settings, get_settings
@@ -21,3 +23,14 @@ def task_runner(settings: Settings | None = None) -> TaskRunner:
         return DaskTaskRunner(cluster_kwargs={"n_workers": settings.workers, "threads_per_worker": 1,
                                               "processes": True, "dashboard_address": None})
     return DaskTaskRunner(address=choice)
+
+
+class SettingsTaskRunner(TaskRunner):
+    """The flows' task runner: the one `task_runner` makes from the settings as each flow run starts (Prefect runs a
+    flow's tasks on a duplicate of its runner, made then), not from those of the moment its module was imported."""
+
+    def duplicate(self) -> TaskRunner:  # type: ignore[override]
+        return task_runner(get_settings())
+
+    def submit(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise RuntimeError("tasks run on the runner SettingsTaskRunner.duplicate() makes for each flow run")

@@ -2,6 +2,7 @@
 
 import json
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -216,6 +217,8 @@ def stored_blocks(database: Engine) -> list[tuple]:
 
 def test_with_two_workers_pages_are_parsed_in_engine_processes_and_stored_as_with_one(
         database: Engine, archive: Path, new_database_url, monkeypatch: pytest.MonkeyPatch):
+    """FOLIO_WORKERS is read as the flow runs (here set long after the flows were imported): two batches run at
+    once, each held until the other has started, and hand their pages to engine worker processes."""
     digitize(source=str(archive / "reports"), batch_size=1)
     monkeypatch.setenv("FOLIO_DATABASE_URL", new_database_url())
     monkeypatch.setenv("FOLIO_WORKERS", "2")
@@ -223,6 +226,15 @@ def test_with_two_workers_pages_are_parsed_in_engine_processes_and_stored_as_wit
     other = configured_database()
     upgrade(other)
     monkeypatch.setattr(parse, "get_pipeline", lambda: pytest.fail("the engine was loaded in the flow's process"))
+    both_started = threading.Barrier(2, timeout=120)  # broken, and the batch fails, if batches run one at a time
+    real = parse.parse_batch_pages
+
+    def held(*args, **kwargs):
+        if args[0].index < 2:
+            both_started.wait()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(parse, "parse_batch_pages", held)
     try:
         summary = digitize(source=str(archive / "reports"), batch_size=1)
     finally:
