@@ -4,6 +4,7 @@ import json
 import socket
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -32,41 +33,53 @@ def s3_endpoint() -> Iterator[str]:
     server.stop()
 
 
-class StallFirstRead:
-    """Moto's S3 behind a network that stalls: the first GET of a key ending in `name` sends half the object, then
-    nothing for `stall` seconds (the reader's read times out), then drops the connection."""
+class Network:
+    """Moto's S3 app behind a network the test steers: it counts the GETs of each object (by the key's last part)
+    and runs a hook in place of the first GET of the objects named in `first_read`."""
 
-    def __init__(self, app: Callable, name: str, stall: float):
-        self.app, self.name, self.stall = app, name, stall
-        self.reads = 0
+    def __init__(self, app: Callable):
+        self.app = app
+        self.reads: Counter[str] = Counter()
+        self.first_read: dict[str, Callable[[dict, Callable], Iterable[bytes]]] = {}
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
-        if environ["REQUEST_METHOD"] != "GET" or not environ["PATH_INFO"].endswith(self.name):
+        name = environ["PATH_INFO"].rsplit("/", 1)[-1]
+        if environ["REQUEST_METHOD"] != "GET" or not name.endswith(".pdf"):
             return self.app(environ, start_response)
-        self.reads += 1
-        if self.reads > 1:
-            return self.app(environ, start_response)
-        answer: dict = {}
-        body = b"".join(self.app(environ, lambda status, headers, *_: answer.update(status=status, headers=headers)))
-        start_response(answer["status"], answer["headers"])
-        return self._stalling(body)
+        self.reads[name] += 1
+        hook = self.first_read.pop(name, None)
+        return self.app(environ, start_response) if hook is None else hook(environ, start_response)
 
-    def _stalling(self, body: bytes) -> Iterator[bytes]:
-        yield body[:len(body) // 2]
-        time.sleep(self.stall)
+    def stall(self, seconds: float) -> Callable[[dict, Callable], Iterable[bytes]]:
+        """A read that sends half the object, then nothing for `seconds` (the reader times out), then drops."""
+        def stalled(environ: dict, start_response: Callable) -> Iterable[bytes]:
+            answer: dict = {}
+            body = b"".join(self.app(environ, lambda status, headers, *_: answer.update(status=status,
+                                                                                        headers=headers)))
+            start_response(answer["status"], answer["headers"])
+            yield body[:len(body) // 2]
+            time.sleep(seconds)
+        return stalled
+
+    def replace_before(self, put: Callable[[], object]) -> Callable[[dict, Callable], Iterable[bytes]]:
+        """A read that finds the object replaced (`put`) since it was listed."""
+        def replaced(environ: dict, start_response: Callable) -> Iterable[bytes]:
+            put()
+            return self.app(environ, start_response)
+        return replaced
 
 
 @pytest.fixture
-def stalling_s3() -> Iterator[tuple[str, StallFirstRead]]:
-    """An S3 endpoint (moto) whose first read of `report.pdf` stalls for 6 s."""
+def network() -> Iterator[tuple[str, Network]]:
+    """An S3 endpoint (moto, on loopback) behind a Network."""
     from moto.server import DomainDispatcherApplication, create_backend_app
     from werkzeug.serving import make_server
 
-    stalling = StallFirstRead(DomainDispatcherApplication(create_backend_app), "report.pdf", stall=6.0)
-    server = make_server("127.0.0.1", 0, stalling, threaded=True)
+    steered = Network(DomainDispatcherApplication(create_backend_app))
+    server = make_server("127.0.0.1", 0, steered, threaded=True)
     serving = threading.Thread(target=server.serve_forever, daemon=True)
     serving.start()
-    yield f"http://127.0.0.1:{server.server_port}", stalling
+    yield f"http://127.0.0.1:{server.server_port}", steered
     server.shutdown()
     serving.join()
 
@@ -130,21 +143,58 @@ def test_a_missing_bucket_is_a_clear_error(s3_endpoint: str, tmp_path: Path, new
     assert "source not found: s3://no-such-bucket/x (NoSuchBucket)" in "".join(run.lines)
 
 
-def test_a_read_that_times_out_is_retried_and_the_document_stored(stalling_s3: tuple[str, StallFirstRead],
-                                                                   tmp_path: Path, new_database_url):
-    endpoint, stalling = stalling_s3
-    s3 = boto3.client("s3", endpoint_url=endpoint, aws_access_key_id="folio-test", aws_secret_access_key=SECRET,
-                      region_name="us-east-1")
+def test_a_read_that_times_out_is_retried_and_the_document_stored(network: tuple[str, Network], tmp_path: Path,
+                                                                   new_database_url):
+    endpoint, steered = network
+    s3 = client(endpoint)
     s3.create_bucket(Bucket="archive")
     s3.upload_file(str(pdfs.two_column_pdf(tmp_path)), "archive", "inbox/report.pdf")
+    steered.first_read["report.pdf"] = steered.stall(6.0)
     url, home = new_database_url(), tmp_path / "home"
     run = FolioRun("s3://archive/inbox", url, home, FOLIO_S3_READ_TIMEOUT_SECONDS="1",
                    FOLIO_RETRY_DELAY_SECONDS="0.1", **credentials(endpoint))
     assert run.finish() == 0, "".join(run.lines)[-3000:]
     output = "".join(run.lines)
     assert "ReadTimeoutError" in output and "Retry 1/4 will start" in output
-    assert stalling.reads == 2
+    assert steered.reads["report.pdf"] == 2
     with configured_database(Settings(database_url=url)).connect() as connection:
         assert connection.execute(text("SELECT status FROM documents")).scalars().all() == ["done"]
         assert connection.execute(text("SELECT count(*) FROM pages WHERE status = 'done'")).scalar() == 2
     assert not list((home / "spool").glob("*")), "nothing of the broken read is left in the spool"
+
+
+def test_an_object_replaced_after_listing_or_over_the_size_limit_fails_alone(network: tuple[str, Network],
+                                                                             tmp_path: Path, new_database_url):
+    """Reached through FOLIO_S3_ENDPOINT_URL (boto3 is given no endpoint): an object replaced between listing and
+    download fails as changed (the read asks for the listed ETag), one over FOLIO_MAX_FILE_BYTES fails without
+    being downloaded, and the rest is stored."""
+    endpoint, steered = network
+    s3 = client(endpoint)
+    s3.create_bucket(Bucket="archive")
+    small, scan = pdfs.two_column_pdf(tmp_path), pdfs.scan_pdf(tmp_path)
+    limit = max(small.stat().st_size, scan.stat().st_size) + 1
+    s3.upload_file(str(small), "archive", "inbox/report.pdf")
+    s3.upload_file(str(scan), "archive", "inbox/changing.pdf")
+    s3.put_object(Bucket="archive", Key="inbox/large.pdf", Body=small.read_bytes() + b"%" * limit)
+    steered.first_read["changing.pdf"] = steered.replace_before(
+        lambda: s3.put_object(Bucket="archive", Key="inbox/changing.pdf", Body=small.read_bytes() + b"% v2\n"))
+    url = new_database_url()
+    given = {name: value for name, value in credentials(endpoint).items() if name != "AWS_ENDPOINT_URL"}
+    run = FolioRun("s3://archive/inbox", url, tmp_path / "home", FOLIO_S3_ENDPOINT_URL=endpoint,
+                   FOLIO_MAX_FILE_BYTES=str(limit), **given)
+    assert run.finish() == 0, "".join(run.lines)[-3000:]
+    with configured_database(Settings(database_url=url)).connect() as connection:
+        outcomes = dict(connection.execute(text(
+            "SELECT s.uri, coalesce(d.error, d.status) FROM document_sources s JOIN documents d ON d.id = "
+            "s.document_id")).all())
+    assert outcomes == {
+        "s3://archive/inbox/report.pdf": "done",
+        "s3://archive/inbox/changing.pdf": "changed during the run: the object no longer has the ETag it was "
+                                           "listed with",
+        "s3://archive/inbox/large.pdf": f"too large: {small.stat().st_size + limit} bytes, the limit is {limit}"}
+    assert steered.reads == {"report.pdf": 1, "changing.pdf": 1}  # the large object was never read
+
+
+def client(endpoint: str):
+    return boto3.client("s3", endpoint_url=endpoint, aws_access_key_id="folio-test", aws_secret_access_key=SECRET,
+                        region_name="us-east-1")
