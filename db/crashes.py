@@ -46,8 +46,9 @@ def beat(session: Session, run_id: int, lease_seconds: int) -> None:
     ).scalar_one_or_none()
     if claimant is not None:  # a document locked now is being stored or contested: its batch renews it itself
         held = select(Document.id).where(Document.claimed_by == claimant).with_for_update(skip_locked=True)
-        session.execute(update(Document).where(Document.id.in_(held.scalar_subquery()))
-                        .values(claimed_until=func.now() + timedelta(seconds=lease_seconds)))
+        session.execute(update(Document).where(Document.id.in_(held.scalar_subquery()))  # no change of the document:
+                        .values(claimed_until=func.now() + timedelta(seconds=lease_seconds),  # updated_at stays
+                                updated_at=Document.updated_at))
 
 
 def running_runs(session: Session, silent_seconds: float, lease_seconds: int) -> list[RunningRun]:

@@ -5,6 +5,8 @@ import sys
 import traceback
 from enum import IntEnum
 
+from sources.causes import causes
+
 
 class ExitCode(IntEnum):
     """folio's exit codes (the README's table)."""
@@ -35,8 +37,10 @@ def debugging(flag: bool = False) -> bool:
 
 
 def explain(error: BaseException) -> tuple[ExitCode, str]:
-    """The exit code and a one-line message for an error that ended a command."""
-    if isinstance(error, KeyboardInterrupt):
+    """The exit code and a one-line message for an error that ended a command. An error raised while Ctrl-C was
+    being handled is the interruption: a terminal's Ctrl-C stops Prefect's temporary server too, and telling it
+    that the flow run crashed then fails."""
+    if any(isinstance(link, KeyboardInterrupt) for link in causes(error)):
         return ExitCode.INTERRUPTED, "interrupted"
     if _is_settings_error(error):
         return ExitCode.USAGE, _settings_message(error)

@@ -96,3 +96,10 @@ def test_a_flow_that_fails_before_its_summary_leaves_no_running_run(database: En
     with database.connect() as connection:
         assert connection.execute(text("SELECT status FROM runs")).scalars().all() == ["failed"]
     assert running_runs(database) == 0
+
+
+@pytest.mark.parametrize("settings", [{"FOLIO_DEVICE": "cpu"}, {"CUDA_VISIBLE_DEVICES": ""}])
+def test_engine_build_without_a_gpu_is_a_one_line_refusal(tmp_path: Path, settings: dict[str, str]):
+    """Asked for the CPU, or with no CUDA device to see (hidden here, as on a machine without one)."""
+    assert_one_line(folio(UNREACHABLE, tmp_path, "engine", "build", **settings), 2, "engine",
+                    "TensorRT engines need FOLIO_DEVICE auto or cuda, the tensorrt package and a CUDA device")

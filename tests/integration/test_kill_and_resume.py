@@ -3,6 +3,8 @@ stored once, the same export, nothing of the killed process left running."""
 
 import json
 import os
+import signal
+import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -114,3 +116,23 @@ def test_a_run_killed_alone_leaves_nothing_running_once_the_next_run_is_done(arc
     assert pages == (7, 7)
     assert documents == [("done", None)]
     assert runs == [("crashed", False), ("completed", True)]  # the next run parsed what the killed one had claimed
+
+
+def test_ctrl_c_ends_a_run_with_exit_code_130_and_the_next_run_completes_it(archive: Path, tmp_path: Path,
+                                                                            new_database_url: Callable[[], str]):
+    """SIGINT to the run's process in the middle of its batches: one line, exit code 130, the run closed as failed;
+    its unfinished documents stay claimed for a Retry until the lease (short here) ends, then the next run
+    completes them."""
+    url, lease = new_database_url(), {"FOLIO_CLAIM_LEASE_SECONDS": "2"}
+    run = FolioRun(archive, url, tmp_path / "home", **lease)
+    run.wait_for("batch 1:")
+    os.kill(run.process.pid, signal.SIGINT)
+    assert run.finish() == 130, "".join(run.lines)[-3000:]
+    assert "folio run: interrupted\n" in run.lines, "".join(run.lines)[-3000:]
+    time.sleep(3)
+    again = FolioRun(archive, url, tmp_path / "home", **lease)
+    assert again.finish() == 0, "".join(again.lines)[-3000:]
+    with psycopg.connect(libpq_url(url)) as connection:
+        runs = connection.execute("SELECT status FROM runs ORDER BY id").fetchall()
+        pages = connection.execute("SELECT count(*), count(DISTINCT (document_id, page_no)) FROM pages").fetchone()
+    assert runs == [("failed",), ("completed",)] and pages == (7, 7)

@@ -132,3 +132,20 @@ def test_ingest_with_force_parses_done_documents_again(database: Engine, archive
     assert summary.pages_parsed == len(parsed) == 3 and summary.pages_reused == 2  # the copy repeats the report
     after = page_rows(database)
     assert len(after) == len(before) and all(after[key][0] != before[key][0] for key in before)
+
+
+def test_since_and_until_choose_documents_by_when_they_last_changed(database: Engine, archive: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch):
+    digitize(source=str(archive))
+    with database.begin() as connection:
+        ids = connection.execute(text("SELECT id FROM documents ORDER BY id")).scalars().all()
+        for document_id, changed in zip(ids, ["2026-10-01", "2026-11-10", "2026-11-30T12:00:00+00:00"]):
+            connection.execute(text("UPDATE documents SET updated_at = :changed WHERE id = :id"),
+                               {"changed": changed, "id": document_id})
+    before = page_rows(database)
+    count_engine_pages(monkeypatch)
+    assert cli.main(["reprocess", "--force", "--since", "2026-11-01", "--until", "2026-11-30"]) == 0
+    after = page_rows(database)
+    replaced = {document_id for (document_id, page_no), row in after.items()
+                if row[0] != before[document_id, page_no][0]}
+    assert replaced == {ids[1]}  # on or after the 1st of November, before the 30th began

@@ -264,3 +264,17 @@ def test_lines_of_mojibake_the_engine_read_by_ocr_count_for_nothing_in_the_cover
     inputs = {"1:1": PageInput(key="1:1", pdf_path="x.pdf", page_index=0, width=WIDTH, height=HEIGHT,
                                text_lines=layer)}
     assert validate_results([read], inputs) == {}
+
+
+def test_a_check_that_cannot_run_quarantines_every_page_of_the_batch():
+    """Great Expectations catches what an expectation raises and reports it failed without failing rows: nothing
+    in the batch can be trusted then, not only the page that broke the check."""
+    layer = [Line(text="A paragraph of the register.", bbox=(72, 100, 540, 112), size=10)]
+    broken = page(replace(paragraph(), confidence="high"), key="1:1")  # compared with numbers, it raises
+    clean = page(paragraph(), key="1:2")
+    inputs = {key: PageInput(key=key, pdf_path="x.pdf", page_index=0, width=WIDTH, height=HEIGHT, text_lines=layer)
+              for key in ("1:1", "1:2")}
+    verdicts = validate_results([broken, clean], inputs)
+    assert set(verdicts) == {"1:1", "1:2"} and all(verdict.quarantined for verdict in verdicts.values())
+    assert [(i.check, i.observed, i.action) for i in verdicts["1:2"].issues] == [
+        (CONFIDENCE_CHECK, ("check failed to run",), QUARANTINED)]
