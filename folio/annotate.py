@@ -59,7 +59,7 @@ def load_document(database: Engine, reference: str) -> StoredDocument:
             selectinload(Document.pages).selectinload(Page.blocks).selectinload(Block.formula))
         document = session.execute(query).scalar_one()
         uris = document_sources(session, document.id)
-    found = file_with_bytes(uris, document.sha256, get_settings().max_file_bytes)
+    found = file_with_bytes(uris, document.sha256, get_settings().max_file_bytes, get_settings().spool)
     if found is None:
         raise FileNotFoundError(f"no source holds the bytes of document {document.id} any more: {', '.join(uris)}")
     return StoredDocument(document.id, document.sha256, found[0].path, list(document.pages), tuple(uris),

@@ -116,6 +116,10 @@ class Settings(BaseSettings):
         """Where S3 objects are streamed to while their documents are parsed."""
         return self.home_dir / "spool"
 
+    def run_spool(self, claimant: str) -> Path:
+        """A run's own folder in the spool (by its claim): two runs of one home never write the same file."""
+        return self.spool / claimant
+
     @property
     def pgdata(self) -> Path:
         return self.home_dir / "pgdata"

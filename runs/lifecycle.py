@@ -93,6 +93,8 @@ def finish(database: Engine, run_id: int, registered: list[Registered], pages: P
         for item in finished:
             if item.file.path is not None and item.file.path.parent == spool:
                 item.file.path.unlink(missing_ok=True)
+        if spool.is_dir() and not any(spool.iterdir()):
+            spool.rmdir()
     return summary
 
 

@@ -42,8 +42,8 @@ class Registered:
     identity: FileIdentity | None = None  # the file's when its bytes were hashed (see sources.files)
 
 
-def read_bytes(file: SourceFile, max_file_bytes: int) -> tuple[SourceFile, str, FileIdentity]:
-    """The file with a local path to read it from (an S3 object is streamed to the spool), its sha256 and its
+def read_bytes(file: SourceFile, max_file_bytes: int, spool: Path) -> tuple[SourceFile, str, FileIdentity]:
+    """The file with a local path to read it from (an S3 object is streamed to the run's `spool`), its sha256 and its
     identity; BadDocument, before anything is read, for a file larger than max_file_bytes."""
     if file.refused:
         raise BadDocument(file.refused)
@@ -53,7 +53,7 @@ def read_bytes(file: SourceFile, max_file_bytes: int) -> tuple[SourceFile, str, 
         return file, *hash_file(file.path, max_file_bytes)
     from sources.s3 import fetch
 
-    return fetch(file, get_settings().spool)
+    return fetch(file, spool)
 
 
 def register_files(files: list[SourceFile], database: Engine, max_file_bytes: int, claim: Claim,
@@ -105,7 +105,7 @@ def _register(file: SourceFile, database: Engine, max_file_bytes: int, claim: Cl
     """Read the file and claim its document; `seen_here`: the documents this URI was seen holding before."""
     listed = file  # as listed (an S3 object fetched gets a path): what document_sources records
     try:
-        file, sha256, identity = read_bytes(file, max_file_bytes)
+        file, sha256, identity = read_bytes(file, max_file_bytes, get_settings().run_spool(claim.claimant))
     except Exception as error:  # noqa: BLE001 - whatever stops this file stops only this file
         if is_transient(error):
             raise

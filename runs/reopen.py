@@ -1,6 +1,7 @@
 """Choosing finished documents to parse again, and clearing their stored pages under this run's claim."""
 
 import logging
+from pathlib import Path
 
 from sqlalchemy import Engine
 
@@ -18,6 +19,7 @@ from db.store import (
     fail_document,
 )
 from folio.engines import engine_identity
+from folio.settings import get_settings
 from runs.register import Registered, read_bytes, start_document
 from sources.failures import BadDocument
 from sources.files import FileIdentity
@@ -45,7 +47,7 @@ def _reopen(database: Engine, document_id: int, max_file_bytes: int, claim: Clai
             log: logging.Logger | logging.LoggerAdapter) -> Registered:
     with session_scope(database) as session:
         sha256, uris = document_sha256(session, document_id), document_sources(session, document_id)
-    found = file_with_bytes(uris, sha256, max_file_bytes)
+    found = file_with_bytes(uris, sha256, max_file_bytes, get_settings().run_spool(claim.claimant))
     with session_scope(database) as session:
         if not claim_for_run(session, document_id, claim):
             return Registered(found[0] if found else _vanished(uris[0]), sha256, document_id, Registration.DUPLICATE)
@@ -58,12 +60,13 @@ def _reopen(database: Engine, document_id: int, max_file_bytes: int, claim: Clai
     return start_document(database, file, sha256, document_id, max_file_bytes, identity)
 
 
-def file_with_bytes(uris: list[str], sha256: str, max_file_bytes: int) -> tuple[SourceFile, FileIdentity] | None:
-    """The first source still holding exactly these bytes, with its identity."""
+def file_with_bytes(uris: list[str], sha256: str, max_file_bytes: int,
+                    spool: Path) -> tuple[SourceFile, FileIdentity] | None:
+    """The first source still holding exactly these bytes, with its identity (an S3 object streamed to `spool`)."""
     for uri in uris:
         try:
             (file,) = list_source(uri)
-            file, found, identity = read_bytes(file, max_file_bytes)
+            file, found, identity = read_bytes(file, max_file_bytes, spool)
         except (FileNotFoundError, NotImplementedError, ValueError, BadDocument):
             continue
         if found == sha256:

@@ -19,4 +19,5 @@ def open_run_task(source: str, claimant: str) -> int:
 @task(name="finish-run", **task_options(resumable=False))
 def finish_task(run_id: int, registered: list[Registered], pages: PageCounts, batch_errors: list[str],
                 seconds: float, claim: Claim | None = None, lost: frozenset[int] = frozenset()) -> RunSummary:
-    return finish(database(), run_id, registered, pages, batch_errors, seconds, claim, get_settings().spool, lost)
+    spool = get_settings().run_spool(claim.claimant) if claim is not None else None
+    return finish(database(), run_id, registered, pages, batch_errors, seconds, claim, spool, lost)

@@ -61,6 +61,19 @@ class Network:
             time.sleep(seconds)
         return stalled
 
+    def hold(self, reached: threading.Event, release: threading.Event) -> Callable[[dict, Callable], Iterable[bytes]]:
+        """A read that sends half the object, says so (`reached`), and sends the rest once `release` is set."""
+        def held(environ: dict, start_response: Callable) -> Iterable[bytes]:
+            answer: dict = {}
+            body = b"".join(self.app(environ, lambda status, headers, *_: answer.update(status=status,
+                                                                                        headers=headers)))
+            start_response(answer["status"], answer["headers"])
+            yield body[:len(body) // 2]
+            reached.set()
+            release.wait(120)
+            yield body[len(body) // 2:]
+        return held
+
     def replace_before(self, put: Callable[[], object]) -> Callable[[dict, Callable], Iterable[bytes]]:
         """A read that finds the object replaced (`put`) since it was listed."""
         def replaced(environ: dict, start_response: Callable) -> Iterable[bytes]:
@@ -198,3 +211,26 @@ def test_an_object_replaced_after_listing_or_over_the_size_limit_fails_alone(net
 def client(endpoint: str):
     return boto3.client("s3", endpoint_url=endpoint, aws_access_key_id="folio-test", aws_secret_access_key=SECRET,
                         region_name="us-east-1")
+
+
+def test_two_runs_of_one_home_stream_the_same_object_each_to_its_own_spool(network: tuple[str, Network],
+                                                                          tmp_path: Path, new_database_url):
+    """The first run's download is held half way while a second run of the same home reads the same object in
+    full, parses and stores it: each run streams to a folder of its own, so neither finds the other's file moved
+    or cut short; the first then leaves the document, done by the second."""
+    endpoint, steered = network
+    s3 = client(endpoint)
+    s3.create_bucket(Bucket="archive")
+    s3.upload_file(str(pdfs.two_column_pdf(tmp_path)), "archive", "inbox/report.pdf")
+    reached, release = threading.Event(), threading.Event()
+    steered.first_read["report.pdf"] = steered.hold(reached, release)
+    url, home = new_database_url(), tmp_path / "home"
+    first = FolioRun("s3://archive/inbox", url, home, **credentials(endpoint))
+    assert reached.wait(300), "".join(first.lines)[-3000:]
+    second = FolioRun("s3://archive/inbox", url, home, **credentials(endpoint))
+    assert second.finish() == 0, "".join(second.lines)[-3000:]
+    release.set()
+    assert first.finish() == 0, "".join(first.lines)[-3000:]
+    assert "  files  1 listed: 1 done\n" in "".join(second.lines)
+    assert "  files  1 listed: 1 duplicate\n" in "".join(first.lines), "".join(first.lines)[-3000:]
+    assert not list((home / "spool").glob("**/*")), "each run removes its spool folder once it is done"
