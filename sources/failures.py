@@ -43,7 +43,7 @@ def reason(error: BaseException) -> str:
         return "over budget: out of time (FOLIO_PAGE_TIMEOUT_SECONDS)"
     if type(error).__module__.startswith("pymupdf") or str(error).startswith("code="):
         return f"corrupt: {mupdf_message(error)}"
-    code = _s3_code(error)
+    code = s3_error_code(error)
     if code in ("NoSuchKey", "404"):
         return "vanished during the run"
     if code in ("PreconditionFailed", "412"):
@@ -78,11 +78,11 @@ def _transient(error: BaseException) -> bool:
         return True
     kind = type(error).__name__
     if type(error).__module__.startswith("botocore"):
-        return kind in _BOTOCORE_TRANSIENT or _s3_code(error) in _S3_TRANSIENT_CODES
+        return kind in _BOTOCORE_TRANSIENT or s3_error_code(error) in _S3_TRANSIENT_CODES
     return kind == "OutOfMemoryError" or "out of memory" in str(error).lower()
 
 
-def _s3_code(error: BaseException) -> str:
+def s3_error_code(error: BaseException) -> str:
     """The error code of an S3 response ("SlowDown", "404"); "" for an error that came with no response (botocore's
     timeouts and dropped connections carry `response=None`)."""
     response = getattr(error, "response", None)

@@ -13,6 +13,7 @@ from typing import Any
 
 from db.store import SourceFile
 from folio.settings import get_settings
+from sources.failures import s3_error_code
 from sources.files import FileIdentity
 
 _CHUNK = 1 << 20
@@ -53,7 +54,7 @@ def list_objects(uri: str) -> list[SourceFile]:
     try:
         pages = list(client().get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix))
     except ClientError as error:
-        code = error.response.get("Error", {}).get("Code", "")
+        code = s3_error_code(error)
         if code in ("NoSuchBucket", "AccessDenied", "AllAccessDisabled"):
             raise FileNotFoundError(f"source not found: {uri} ({code})") from None
         raise
