@@ -22,6 +22,7 @@ pymupdf.TOOLS.mupdf_display_warnings(False)
 
 _HEADER_WINDOW = 1024  # the PDF header may follow some junk; the spec-tolerant readers look this far
 _BOLD_FLAG = 16
+_BULLET = "\u2022"
 _METADATA_KEYS = ("title", "author", "subject", "keywords", "creator", "producer", "creationDate", "modDate", "format")
 
 
@@ -184,6 +185,7 @@ def read_text_layer(page: pymupdf.Page) -> TextLayer:
             w, h = turned_size(width, height, turn)
             back = (360 - turn) % 360
             by_turn[turn].extend(turn_line(line, back, w, h) for line in _split_at_gaps(spans))
+    by_turn = {turn: named_bullets(lines) for turn, lines in by_turn.items()}
     chars = {turn: sum(len(line.text) for line in lines) for turn, lines in by_turn.items()}
     turn = dominant_turn(chars)
     side = [line for other, lines in sorted(by_turn.items()) if other != turn for line in lines]
@@ -236,6 +238,28 @@ def _line_of(spans: list[Span]) -> Line:
     size = max(spans, key=lambda s: len(s.text.strip())).size
     bold = sum(w for s, w in zip(spans, weights) if s.bold) > sum(weights) / 2
     return Line(text=" ".join(text.split()), bbox=bbox, size=size, bold=bold, spans=spans)
+
+
+def named_bullets(lines: list[Line]) -> list[Line]:
+    """Lines whose first glyph is a symbol font's bullet mapped to no character (U+FFFD), no wider than a letter
+    or two, before words on its line or on the line right beside it, with a "•" in its place (not the font's
+    glyph name or raw code, which other tools print)."""
+    for line in lines:
+        first = line.spans[0] if line.spans else None
+        mark, _, words = line.text.partition(" ")
+        if first is None or not 0 < len(mark) <= 2 or set(mark) != {"\ufffd"} or first.text.strip() != mark \
+                or first.bbox[2] - first.bbox[0] > 1.5 * line.size:
+            continue
+        if sum(c.isalpha() for c in words) >= 2 or any(_words_beside(line, other) for other in lines):
+            line.text = _BULLET + line.text[len(mark):]
+    return lines
+
+
+def _words_beside(mark: Line, other: Line) -> bool:
+    """Whether the other line holds words and starts within two letters right of the mark, on its row."""
+    middle, gap = (mark.bbox[1] + mark.bbox[3]) / 2, other.bbox[0] - mark.bbox[2]
+    return (other.bbox[1] <= middle <= other.bbox[3] and 0 <= gap <= 2 * max(mark.size, other.size)
+            and sum(c.isalpha() for c in other.text) >= 2)
 
 
 def page_fingerprint(page: pymupdf.Page, graphics: PageGraphics | None = None) -> str:

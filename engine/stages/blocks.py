@@ -49,7 +49,9 @@ class BlockStage:
     """Lines to text blocks (typed `text` here; the classify stage refines the type).
 
     On a page read from its text layer, the lines of each text region of PyMuPDF's layout model form one
-    block (a paragraph, a list item with its bullet, a code listing); lines outside its regions, and every
+    block (a paragraph, a list item with its bullet, a code listing), cut where the region holds more than
+    one (`split_region`): at each item of a list, and where the font changes (a heading over its paragraph);
+    lines outside its regions, and every
     line of a rendered page (where the CDLA model's regions grouped worse than the rules on both benchmark
     splits), are grouped by the rules: spacing, indent, short last lines, font and list markers.
 
@@ -65,7 +67,7 @@ class BlockStage:
             page.blocks += [
                 Block(type="text", bbox=union([line.bbox for line in group]), lines=group, text=join_lines(group),
                       confidence=mean_confidence(group))
-                for group in grouped + group_lines(rest)
+                for group in [part for region in grouped for part in split_region(region)] + group_lines(rest)
             ]
             page.blocks += margin_blocks(page.side_lines, page.blocks, page.input.height)
         return pages
@@ -80,6 +82,29 @@ def margin_blocks(side_lines: list[Line], blocks: list[Block], page_height: floa
             found.append(Block(type=kind, bbox=line.bbox, lines=[line], text=line.text.strip(),
                                confidence=line.confidence))
     return found
+
+
+def split_region(lines: list[Line]) -> list[list[Line]]:
+    """A layout region's lines (in reading order) cut before each list item of a region that starts with one,
+    and where the font size or weight changes between two lines of words (not at a bullet or a mark alone)."""
+    listed = bool(lines) and LIST_MARKER.match(lines[0].text) is not None
+    parts: list[list[Line]] = []
+    for line in lines:
+        previous = parts[-1][-1] if parts else None
+        if previous is None or (listed and LIST_MARKER.match(line.text)) or (
+                _worded(previous) and _worded(line) and not _same_font(previous, line)):
+            parts.append([line])
+        else:
+            parts[-1].append(line)
+    return parts
+
+
+def _same_font(a: Line, b: Line) -> bool:
+    return abs(a.size - b.size) <= 0.15 * max(a.size, b.size) and a.bold == b.bold
+
+
+def _worded(line: Line) -> bool:
+    return sum(c.isalnum() for c in line.text) >= 3
 
 
 def group_lines(lines: list[Line]) -> list[list[Line]]:
@@ -202,7 +227,7 @@ def _continues(block: _Block, line: Line) -> float | None:
     gap = line.bbox[1] - last.bbox[3]
     if gap > MAX_GAP * size or line.bbox[1] < last.bbox[1] + 0.5 * last.height:
         return None
-    if abs(line.size - last.size) > 0.15 * size or line.bold != last.bold:
+    if not _same_font(last, line):
         return None
     overlap = min(block.right, line.bbox[2]) - max(block.left, line.bbox[0])
     if overlap < MIN_OVERLAP * min(block.right - block.left, line.width):

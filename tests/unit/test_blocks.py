@@ -9,6 +9,7 @@ from engine.stages.blocks import (
     SHORT_LINE,
     group_lines,
     join_lines,
+    split_region,
 )
 from engine.types import Line
 
@@ -145,3 +146,21 @@ def test_a_word_broken_with_a_soft_hyphen_or_a_hyphen_proper_is_joined_and_inner
     assert join_lines([line("the conser\u2010", 60, 100, 300), line("vation studio", 60, 113, 300)]) == (
         "the conservation studio")
     assert join_lines([line("a con\u00adserva\u00adtion studio", 60, 100, 300)]) == "a conservation studio"
+
+
+def test_a_layout_region_is_cut_at_its_list_items_and_where_the_font_changes():
+    items = [line("• Enhance the performance of your", 60, 100, 200), line("database operations", 66, 112, 160),
+             line("• Earn greater return on IT projects", 60, 126, 200), line("• Rely on expert help", 60, 140, 160)]
+    assert [[l.text for l in part] for part in split_region(items)] == [
+        ["• Enhance the performance of your", "database operations"], ["• Earn greater return on IT projects"],
+        ["• Rely on expert help"]]
+    heading = [line("We build confident clients", 60, 100, 200, size=12.5),
+               line("No one else has the vast consulting experience", 60, 116, 300),
+               line("2. this line merely starts with a number", 60, 128, 300),
+               line("Who we are", 60, 142, 120, bold=True), line("Global engagements cover:", 60, 154, 200)]
+    assert [[l.text for l in part] for part in split_region(heading)] == [
+        ["We build confident clients"],
+        ["No one else has the vast consulting experience", "2. this line merely starts with a number"],
+        ["Who we are"], ["Global engagements cover:"]]
+    bullet_apart = [line("•", 60, 100, 64, size=6), line("Bullet set apart from its text", 70, 100, 200)]
+    assert len(split_region(bullet_apart)) == 1

@@ -3,7 +3,8 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from pages.pdf import BadDocument, inspect_document, open_pdf, page_fingerprint, text_layer_lines
+from engine.types import Line, Span
+from pages.pdf import BadDocument, inspect_document, named_bullets, open_pdf, page_fingerprint, text_layer_lines
 from tests import pdfs
 
 
@@ -55,3 +56,22 @@ def test_text_layer_lines_keep_columns_apart(report: Path):
     body = [line for line in lines if 10 <= line.size < 12]
     assert body
     assert all(line.bbox[2] <= 595 / 2 or line.bbox[0] >= 595 / 2 for line in body)
+
+
+def _span_line(*pieces: tuple[str, float, float]) -> Line:
+    """A line of spans (text, left, right) at one height, in a 10 pt font."""
+    spans = [Span(text=text, bbox=(x0, 100, x1, 110), size=10, font="F", bold=False) for text, x0, x1 in pieces]
+    return Line(text=" ".join(s.text for s in spans), bbox=(spans[0].bbox[0], 100, spans[-1].bbox[2], 110),
+                size=10, spans=spans)
+
+
+def test_a_bullet_glyph_mapped_to_no_character_reads_as_a_bullet():
+    inline = _span_line(("\ufffd", 60, 65), ("Security fundamentals", 74, 180))
+    mark, beside = _span_line(("\ufffd", 60, 65)), _span_line(("Current state of security", 74, 200))
+    lone = _span_line(("\ufffd", 300, 305))
+    wide = _span_line(("\ufffd\ufffd\ufffd", 60, 90), ("three unknown glyphs", 95, 200))
+    far = _span_line(("\ufffd", 60, 65))
+    named = named_bullets([inline, mark, beside, lone, wide])
+    assert [line.text for line in named] == [
+        "• Security fundamentals", "•", "Current state of security", "\ufffd", wide.text]
+    assert named_bullets([far, _span_line(("words too far away", 120, 200))])[0].text == "\ufffd"
