@@ -69,6 +69,7 @@ def _result(page: PageState, version: str) -> PageResult:
         stage_seconds=dict(page.seconds),
         ink=None if page.image is None else round(ink_share(page.image), 5),
         untrusted=page.untrusted,
+        fallback_ocr=page.fallback_ocr,
         layer_trust=None if page.layer_trust is None else page.layer_trust.record(),
     )
 

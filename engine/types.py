@@ -160,6 +160,7 @@ class PageState:
     blocks: list[Block] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)  # time per stage
     untrusted: str | None = None  # why OCR's text of the page cannot be trusted, when no reader could read it
+    fallback_ocr: str | None = None  # the language the fallback OCR read the page in, where PP-OCR's was untrusted
     layer_trust: "LayerTrust | None" = None  # the text layer's measures and verdict (engine/layer_trust.py)
     source: "PageSource | None" = None  # the batch's PDFs, where stages take the page's pixels (set by the pipeline)
 
@@ -177,6 +178,7 @@ class PageResult:
     stage_seconds: dict[str, float]  # this page's share of each stage's time
     ink: float | None = None  # share of a rendered page's pixels that are ink; None when not rendered
     untrusted: str | None = None  # why the page's text could not be read (see PageState); it has no OCR text
+    fallback_ocr: str | None = None  # see PageState
     layer_trust: dict[str, object] | None = None  # whether its text layer was used, why, and the measures
     error: str | None = None  # why the engine could not parse the page (an answer it cannot read); stored as failed
 

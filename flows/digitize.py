@@ -12,8 +12,10 @@ from prefect.runtime import flow_run
 
 from db.store import Claim
 from flows.artifacts import RunProgress, publish_outcome
+from flows.monitoring import push_run_metrics
 from flows.progress import Stage, Step, tell
 from flows.runners import SettingsTaskRunner
+from folio.run_metrics import RunMetrics
 from folio.run_summary import FlaggedPage, QuarantinedPage, RunSummary
 from folio.settings import get_settings
 from runs.batches import make_batches
@@ -54,6 +56,7 @@ def parse_and_finish(run_id: int, registered: list[Registered], batch_size: int,
     progress = RunProgress(total_pages)
     progress.start()
     parsed = reused = failed = 0
+    measured = RunMetrics()
     lost: set[int] = set()
     errors: list[str] = []
     quarantined: list[QuarantinedPage] = []
@@ -62,7 +65,9 @@ def parse_and_finish(run_id: int, registered: list[Registered], batch_size: int,
         report = future.result(raise_on_failure=False)
         if isinstance(report, BaseException):
             errors.append(f"{type(report).__name__}: {report}")
+            measured.failed_batches += 1
             continue
+        measured.add(report.metrics)
         parsed += report.pages - report.failed - report.reused
         reused += report.reused
         failed += report.failed
@@ -86,6 +91,7 @@ def parse_and_finish(run_id: int, registered: list[Registered], batch_size: int,
                     "flagged-blocks artifact, or SELECT * FROM page_issues WHERE action <> 'page quarantined'",
                     len(flagged), counts.blocks_flagged)
     publish_outcome(summary)
+    push_run_metrics(summary, measured, completed=not errors)
     if errors:
         raise RunFailed(summary, errors)
     return summary

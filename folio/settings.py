@@ -98,6 +98,10 @@ class Settings(BaseSettings):
                                        "call may run before PostgreSQL cancels it")
     heartbeat_seconds: float = Field(default=30, gt=0, description="how often a run records that its process is "
                                      "alive; a run on another machine silent for 4 intervals is taken for crashed")
+    metrics_port: int | None = Field(default=None, ge=1, le=65535, description="`folio serve` serves Prometheus "
+                                     "metrics on this port (/metrics); unset: not served")
+    pushgateway_url: str | None = Field(default=None, description="a Prometheus Pushgateway each run pushes its "
+                                        "measures to when it ends (http://host:9091); unset: not pushed")
 
     @property
     def home_dir(self) -> Path:

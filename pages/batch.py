@@ -2,6 +2,8 @@
 
 import logging
 import time
+from collections import Counter
+from collections.abc import Iterable
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -13,6 +15,7 @@ from db.session import session_scope
 from db.store import Claim, failed_documents
 from engine.page_source import PageSource
 from engine.types import PageParser, PageResult
+from folio.run_metrics import BatchMetrics
 from folio.run_summary import FlaggedPage, QuarantinedPage
 from folio.settings import get_settings
 from pages.budget import PageBudget, page_budget
@@ -20,7 +23,7 @@ from pages.engine_processes import EngineProcesses
 from pages.parsing import PageJob, each_page, pdf_source, read_and_parse
 from pages.pdf import page_fingerprint
 from pages.rows import PageOutcome, save_batch, stored_result
-from sources.failures import BadDocument
+from sources.failures import BadDocument, reason_class
 from sources.files import FileIdentity, HeldFile
 from validation.gate import validate_results
 
@@ -53,6 +56,7 @@ class BatchReport:
     quarantined: tuple[QuarantinedPage, ...] = ()
     flagged: tuple[FlaggedPage, ...] = ()
     lost: frozenset[int] = frozenset()  # documents another run took over: none of their pages stored by this batch
+    metrics: BatchMetrics = BatchMetrics()
 
 
 def parse_batch_pages(batch: Batch, database: Engine, parser: PageParser | EngineProcesses,
@@ -132,7 +136,20 @@ def parse_batch_pages(batch: Batch, database: Engine, parser: PageParser | Engin
              f", {len(quarantined)} quarantined" if quarantined else "",
              f", {blocks_flagged} blocks flagged" if blocks_flagged else "")
     return BatchReport(batch.index, len(outcomes), failed_pages, reused, len(parsed.inputs), seconds, quarantined,
-                       flagged, saved.lost)
+                       flagged, saved.lost, _metrics(seconds, results.values(), outcomes))
+
+
+def _metrics(seconds: float, results: Iterable[PageResult | str], stored: list[PageOutcome]) -> BatchMetrics:
+    """The batch's measures: stage times and OCR use of the pages the engine parsed, reasons of the pages that
+    failed."""
+    parsed = [result for result in results if isinstance(result, PageResult)]
+    failed = Counter(reason_class(outcome.error or "") for outcome in stored if outcome.result is None)
+    return BatchMetrics(
+        seconds=seconds,
+        stage_seconds=tuple((stage, spent) for result in parsed for stage, spent in result.stage_seconds.items()),
+        failed_pages=tuple(sorted(failed.items())),
+        ocr_pages=sum(1 for result in parsed if not result.text_layer),
+        fallback_pages=sum(1 for result in parsed if result.fallback_ocr))
 
 
 def _without_bad_files(outcome: PageOutcome, bad_files: dict[int, str]) -> PageOutcome:

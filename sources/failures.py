@@ -51,6 +51,22 @@ def reason(error: BaseException) -> str:
     return f"error: {type(error).__name__}: {mupdf_message(error)}"
 
 
+# The class of a stored reason, by how it starts: a label of few values for monitoring (failures by reason)
+_REASON_CLASSES = (("over budget: out of time", "timeout"), ("over budget: out of memory", "memory"),
+                   ("over budget", "over_budget"), ("corrupt", "corrupt"), ("encrypted", "encrypted"),
+                   ("empty", "empty"), ("not a pdf", "not_a_pdf"), ("too large", "too_large"),
+                   ("unreadable", "unreadable"), ("refused", "refused"), ("vanished", "vanished"),
+                   ("changed during the run", "changed"), ("ocr:", "ocr"))
+
+
+def reason_class(text: str) -> str:
+    """The class of a reason `reason` (or the engine) gave: timeout, corrupt, encrypted, …; "error" for the rest."""
+    lowered = text.lower()
+    if "took more than" in lowered and lowered.startswith("over budget"):
+        return "timeout"
+    return next((name for start, name in _REASON_CLASSES if lowered.startswith(start)), "error")
+
+
 _TRANSIENT_ERRNOS = {errno.ECONNRESET, errno.ECONNREFUSED, errno.ECONNABORTED, errno.ETIMEDOUT, errno.EPIPE,
                      errno.EHOSTUNREACH, errno.ENETUNREACH}
 _S3_TRANSIENT_CODES = {"Throttling", "ThrottlingException", "SlowDown", "RequestTimeout", "RequestTimeTooSkewed",

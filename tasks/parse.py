@@ -1,8 +1,11 @@
 """The parse-batch task: a batch's pages read, parsed and stored (pages/batch.py) by the engine loaded in this
 process or by engine worker processes (pages/parser.py)."""
 
+import dataclasses
+
 from prefect import task
 from prefect.logging import get_run_logger
+from prefect.runtime import task_run
 
 from folio.database import database
 from folio.settings import get_settings
@@ -16,7 +19,10 @@ from tasks.policy import task_options
 def parse_batch(batch: Batch) -> BatchReport:
     workers = engine_workers()
     if workers is not None:
-        return parse_batch_pages(batch, database(), workers, get_run_logger())
-    pipeline = get_pipeline()
-    with gpu_slot(pipeline, get_settings().gpu_slots):
-        return parse_batch_pages(batch, database(), pipeline, get_run_logger())
+        report = parse_batch_pages(batch, database(), workers, get_run_logger())
+    else:
+        pipeline = get_pipeline()
+        with gpu_slot(pipeline, get_settings().gpu_slots):
+            report = parse_batch_pages(batch, database(), pipeline, get_run_logger())
+    retries = max(0, task_run.run_count - 1)  # this try's number, from 1
+    return dataclasses.replace(report, metrics=dataclasses.replace(report.metrics, retries=retries))

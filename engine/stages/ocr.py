@@ -117,6 +117,7 @@ class OcrStage:
             return []
         log.info("page %s: PP-OCR text untrusted (%s); read with Tesseract %s (%s)", page.input.key,
                  trust.describe(), reading.language, reading.trust.describe())
+        page.fallback_ocr = reading.language
         return [(text, confidence, detection) for (text, confidence), detection in zip(reading.readings, detections)]
 
 

@@ -106,6 +106,20 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return serve(get_settings(), args.host, args.port, lambda message: console.print(message, highlight=False))
 
 
+def cmd_metrics(args: argparse.Namespace) -> int:
+    from folio.cli.serve import wait_for_interrupt
+    from folio.database import database
+    from folio.metrics import serve_metrics
+
+    server, _ = serve_metrics(args.host, args.port, database)
+    console.print(f"metrics: http://{args.host}:{args.port}/metrics — Ctrl-C stops", highlight=False)
+    try:
+        wait_for_interrupt()
+    finally:
+        server.shutdown()
+    return 0
+
+
 def cmd_search(args: argparse.Namespace) -> int:
     from db.query import search_blocks
     from folio.database import database
@@ -320,13 +334,13 @@ def print_rows(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> None
 
 
 HANDLERS = {
-    "run": cmd_run, "reprocess": cmd_reprocess, "deploy": cmd_deploy, "serve": cmd_serve, "demo": cmd_demo,
-    "export": cmd_export, "show": cmd_show, "sql": cmd_sql, "status": cmd_status, "search": cmd_search,
-    "inspect": cmd_inspect, "report": cmd_report, "engine": cmd_engine, "db": cmd_db,
+    "run": cmd_run, "reprocess": cmd_reprocess, "deploy": cmd_deploy, "serve": cmd_serve, "metrics": cmd_metrics,
+    "demo": cmd_demo, "export": cmd_export, "show": cmd_show, "sql": cmd_sql, "status": cmd_status,
+    "search": cmd_search, "inspect": cmd_inspect, "report": cmd_report, "engine": cmd_engine, "db": cmd_db,
 }
 
 
-DATABASE_COMMANDS = ("export", "sql", "status", "search", "inspect", "report", "db")
+DATABASE_COMMANDS = ("export", "sql", "status", "search", "inspect", "report", "db", "metrics")
 
 
 def recover(command: str, settings: Settings) -> None:

@@ -156,6 +156,15 @@ def build_parser() -> Parser:
     serve.add_argument("--port", type=whole_number(1, 65535), default=4200,
                        help="port of the Prefect server and its UI (4200)")
 
+    metrics = command("metrics", "serve Prometheus metrics of the database on /metrics until Ctrl-C",
+                      "folio metrics --port 9464", "folio metrics --host 0.0.0.0 --port 9464",
+                      description="Serve /metrics in Prometheus's text format: documents, pages and runs by "
+                                  "status, claims, the last finished runs, pages by engine and validation "
+                                  "findings, read from the database at each scrape. Runs push their own measures "
+                                  "to FOLIO_PUSHGATEWAY_URL. The README's Monitoring section lists every metric.")
+    metrics.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    metrics.add_argument("--port", type=whole_number(1, 65535), required=True, help="port to listen on")
+
     demo = command("demo", "make sample PDFs under FOLIO_HOME, run on them, query the result", "folio demo")
     demo.add_argument("--limit", type=whole_number(0), default=25,
                       help="rows of the example query to print, 0 for all (25)")

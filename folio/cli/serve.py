@@ -63,13 +63,32 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def wait_for_interrupt() -> None:
+    """Return on SIGINT (Ctrl-C) or SIGTERM."""
+    handler = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        while True:
+            signal.pause()
+    except KeyboardInterrupt:
+        return
+    finally:
+        signal.signal(signal.SIGTERM, handler)
+
+
 def serve(settings: Settings, host: str, port: int, say: Callable[[str], None]) -> int:
-    """Bring the server (if needed), the deployments and a worker up; return when the worker ends or a signal
-    (SIGINT, SIGTERM) stops them all."""
+    """Bring the server (if needed), the deployments and a worker up, and the metrics on FOLIO_METRICS_PORT; return
+    when the worker ends or a signal (SIGINT, SIGTERM) stops them all."""
     api_url = os.environ.get("PREFECT_API_URL") or f"http://{host}:{port}/api"
     processes: dict[str, subprocess.Popen] = {}  # what this call started, by name, oldest first
     handlers = {number: signal.signal(number, _interrupt) for number in (signal.SIGINT, signal.SIGTERM)}
+    metrics = None
     try:
+        if settings.metrics_port is not None:
+            from folio.database import database
+            from folio.metrics import serve_metrics
+
+            metrics, _ = serve_metrics(host, settings.metrics_port, database)
+            say(f"metrics: http://{host}:{settings.metrics_port}/metrics")
         if not api_answers(api_url):
             say(f"starting the Prefect server on http://{host}:{port} (data under {os.environ['PREFECT_HOME']})")
             ui_env = {"PREFECT_SERVER_API_HOST": host, "PREFECT_SERVER_API_PORT": str(port),
@@ -96,5 +115,7 @@ def serve(settings: Settings, host: str, port: int, say: Callable[[str], None]) 
         for number in handlers:  # a second signal must not cut the stopping short
             signal.signal(number, signal.SIG_IGN)
         stop(list(processes.values()))
+        if metrics is not None:
+            metrics.shutdown()
         for number, handler in handlers.items():
             signal.signal(number, handler)

@@ -2,6 +2,7 @@
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -9,6 +10,13 @@ import time
 from pathlib import Path
 
 import psycopg
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def folio_env(database_url: str | None, home: Path, **settings: str) -> dict[str, str]:

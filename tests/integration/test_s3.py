@@ -1,7 +1,6 @@
 """`folio run s3://…` end to end against a real S3-compatible server on loopback (moto in server mode)."""
 
 import json
-import socket
 import threading
 import time
 from collections import Counter
@@ -16,7 +15,7 @@ from sqlalchemy import text
 from folio.database import database as configured_database
 from folio.settings import Settings
 from tests import pdfs
-from tests.integration.folio_process import FolioProcess, FolioRun
+from tests.integration.folio_process import FolioProcess, FolioRun, free_port
 
 SECRET = "folio-test-secret-key-never-logged"
 
@@ -25,9 +24,7 @@ SECRET = "folio-test-secret-key-never-logged"
 def s3_endpoint() -> Iterator[str]:
     from moto.server import ThreadedMotoServer
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()
     urlopen(Request(f"http://127.0.0.1:{port}/moto-api/reset", method="POST"))

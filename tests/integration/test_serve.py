@@ -2,11 +2,11 @@
 
 import os
 import signal
-import socket
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.integration.folio_process import FolioProcess
+from tests.integration.folio_process import FolioProcess, free_port
 
 
 def children(pid: int) -> set[int]:
@@ -41,12 +41,14 @@ def alive(pid: int) -> bool:
 
 
 def test_sigterm_stops_the_server_and_the_worker(new_database_url: Callable[[], str], tmp_path: Path):
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    serve = FolioProcess(["serve", "--port", str(port)], new_database_url(), tmp_path / "home")
+    port, metrics_port = free_port(), free_port()
+    serve = FolioProcess(["serve", "--port", str(port)], new_database_url(), tmp_path / "home",
+                         FOLIO_METRICS_PORT=str(metrics_port))
     try:
         serve.wait_for("Worker", timeout=300)
+        with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10) as response:
+            scraped = response.read().decode().splitlines()
+        assert "folio_database_up 1.0" in scraped and 'folio_runs{status="running"} 0.0' in scraped
         started = descendants(serve.process.pid)
         assert len(started) >= 2, started  # the Prefect server and the worker at least
         os.kill(serve.process.pid, signal.SIGTERM)  # the command alone, not its process group

@@ -3,7 +3,6 @@ with a parameter, and a flow run that failed retried with the UI's own Retry but
 with its formulas typeset."""
 
 import os
-import socket
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -22,7 +21,7 @@ from folio.cli import main as cli
 from folio.database import database as configured_database
 from folio.settings import Settings
 from tests import pdfs
-from tests.integration.folio_process import FolioProcess
+from tests.integration.folio_process import FolioProcess, free_port
 from tests.integration.stored import store_sample
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"  # Debian's; `make test` installs them
@@ -37,9 +36,7 @@ TERMINAL = ("COMPLETED", "FAILED", "CRASHED", "CANCELLED")
 @pytest.fixture
 def served(tmp_path: Path, new_database_url: Callable[[], str]) -> Iterator[tuple[str, str]]:
     """(UI address, database URL) of `folio serve` on a free port: its own Prefect server and worker."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     url = new_database_url()
     serve = FolioProcess(["serve", "--port", str(port)], url, tmp_path / "home")
     try:

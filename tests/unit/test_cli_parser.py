@@ -13,7 +13,7 @@ def commands() -> dict[str, argparse.ArgumentParser]:
 
 
 def test_every_command_has_examples_and_every_option_a_description():
-    assert len(commands()) == 14
+    assert len(commands()) == 15
     for name, parser in commands().items():
         assert parser.epilog.startswith(f"examples:\n  folio {name}"), name
         assert parser.description, name
