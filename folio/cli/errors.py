@@ -42,6 +42,9 @@ def explain(error: BaseException) -> tuple[ExitCode, str]:
     that the flow run crashed then fails."""
     if any(isinstance(link, KeyboardInterrupt) for link in causes(error)):
         return ExitCode.INTERRUPTED, "interrupted"
+    if (lost := _api_lost(error)) is not None:
+        return ExitCode.FAILED, (f"Prefect's API stopped answering ({type(lost).__name__}: {_first_line(lost)}); "
+                                 "a run is closed failed, what it stored is kept, and the next run completes it")
     if _is_settings_error(error):
         return ExitCode.USAGE, _settings_message(error)
     if (database := _database_message(error)) is not None:
@@ -69,6 +72,13 @@ def report(command: str, error: BaseException, debug: bool) -> ExitCode:
 def _first_line(error: BaseException) -> str:
     text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
+
+
+def _api_lost(error: BaseException) -> BaseException | None:
+    """The error, or one it came from, that says Prefect's API could not be reached or stopped answering."""
+    import httpx
+
+    return next((link for link in causes(error) if isinstance(link, httpx.TransportError)), None)
 
 
 def _is_settings_error(error: BaseException) -> bool:

@@ -1,12 +1,17 @@
-"""What a folio process killed with SIGKILL leaves running, stopped by the next folio command.
+"""Prefect's temporary server kept for as long as its folio process lives, and no longer.
 
 Prefect's temporary API server (ephemeral mode) is a child that Prefect stops at exit, which a killed process never
 reaches: folio starts it itself and records it with its owner in FOLIO_HOME, and the next command stops those whose
-owner is gone. The embedded PostgreSQL is stopped when no live folio process uses it any more.
+owner is gone. The embedded PostgreSQL is stopped when no live folio process uses it any more. While folio runs,
+a server that dies (killed, out of memory, a terminal's Ctrl-C to the whole process group) is started again on its
+port (`ServerKeeper`).
 """
 
+import atexit
 import json
 import logging
+import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,10 +25,13 @@ from folio.settings import Settings
 log = logging.getLogger(__name__)
 
 RECORD = "temporary-servers.json"
+RESTARTS = 5  # a server that dies more often than this under one folio process is left dead: the run fails
+CHECK_SECONDS = 0.5
 
 
 def start_temporary_server(home: Path) -> None:
-    """Prefect's temporary server, started now rather than by the flow, and recorded with this process as its owner.
+    """Prefect's temporary server, started now rather than by the flow, recorded with this process as its owner and
+    kept alive by a ServerKeeper until this process exits.
 
     Nothing is started when PREFECT_API_URL names a server.
     """
@@ -34,6 +42,53 @@ def start_temporary_server(home: Path) -> None:
         return
     server = SubprocessASGIServer()  # the one instance Prefect's clients use in ephemeral mode
     server.start()
+    _record_server(home, server)
+    keeper = ServerKeeper(server, home)
+    keeper.start()
+    atexit.register(keeper.stop)  # runs before Prefect's own atexit stop of the server (registered earlier)
+
+
+class ServerKeeper(threading.Thread):
+    """Starts Prefect's temporary server again on its port when it dies while folio runs.
+
+    Prefect's clients retry a refused connection for about a minute (PREFECT_CLIENT_MAX_RETRIES, doubling delays),
+    and the server keeps its state in its database under PREFECT_HOME, so a flow run goes on where it was: its
+    task runs report their states, its batches are counted, its summary is true. After RESTARTS restarts the
+    server is left dead, and the run ends failed with the API's error.
+    """
+
+    def __init__(self, server, home: Path):
+        super().__init__(name="folio-prefect-server-keeper", daemon=True)
+        self.server, self.home = server, home
+        self.stopping = threading.Event()
+        self.restarts = 0
+
+    def run(self) -> None:
+        while not self.stopping.wait(CHECK_SECONDS):
+            process = self.server.server_process
+            if process is None or not self.server.running or process.poll() is None:
+                continue
+            if self.restarts >= RESTARTS:
+                say(f"Prefect's temporary server stopped again (exit code {process.returncode}); it was started "
+                    f"{RESTARTS} times already and is left stopped")
+                return
+            self.restarts += 1
+            say(f"Prefect's temporary server stopped (exit code {process.returncode}); starting it again on "
+                f"{self.server.address}")
+            self.server.server_process = self.server._run_uvicorn_command()  # the same port and settings
+            _record_server(self.home, self.server)
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.join(timeout=5)
+
+
+def say(message: str) -> None:
+    """A line on stderr, beside the progress display (Prefect's and folio's log lines are off the terminal)."""
+    print(f"folio: {message}", file=sys.stderr, flush=True)
+
+
+def _record_server(home: Path, server) -> None:
     if server.server_process is not None and (started := ProcessId.of(server.server_process.pid)) is not None:
         record_child(home, started)
 

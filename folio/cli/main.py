@@ -2,6 +2,7 @@
 folio.cli, the run's summary in folio.run_summary."""
 
 import argparse
+import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -35,6 +36,8 @@ def prepare_environment(settings: Settings, quiet: bool = True) -> None:
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
     if quiet:
         os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "CRITICAL")
+        os.environ.setdefault("PREFECT_LOGGING_HANDLERS_DEBUG_LEVEL", "CRITICAL")  # Prefect's internal errors
+        logging.raiseExceptions = False  # a log handler that fails (logs to a lost API) does not print on stderr
 
 
 DEMO_QUERY = """

@@ -19,6 +19,37 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+def children(pid: int) -> set[int]:
+    """The processes whose parent is pid, from /proc."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # gone meanwhile
+            if int(fields[1]) == pid:
+                found.add(int(entry.name))
+    return found
+
+
+def descendants(pid: int) -> set[int]:
+    found, todo = set(), [pid]
+    while todo:
+        new = children(todo.pop()) - found
+        found |= new
+        todo.extend(new)
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Running, not a zombie waiting to be reaped."""
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def folio_env(database_url: str | None, home: Path, **settings: str) -> dict[str, str]:
     """The environment of a folio process of its own: this database (None: the embedded server under home), this
     home, none of the tests' Prefect."""

@@ -181,3 +181,29 @@ def test_a_killed_run_keeps_its_claims_one_lease_past_its_last_beat(tmp_path: Pa
     with psycopg.connect(libpq_url(url)) as connection:
         assert connection.execute("SELECT count(*), count(DISTINCT (document_id, page_no)) FROM pages").fetchone() \
             == (6, 6)
+
+
+@pytest.mark.parametrize("layout", ["one home", "three homes"])
+def test_three_runs_at_once_store_every_page_once_and_each_summary_is_its_row(
+        layout: str, tmp_path: Path, session_dir: Path, new_database_url: Callable[[], str]):
+    """Three runs over the same archive, started together (each with its own Prefect temporary server; in one home
+    they share its Prefect database and embedded PostgreSQL): every page is stored once, every document done by
+    one run and a duplicate for the others, and what each run prints is what its row holds."""
+    archive = tmp_path / "archive"
+    pdfs.reports(archive, [f"Annual Report {1990 + number}" for number in range(6)], "report")
+    base = session_dir / f"three-{uuid.uuid4().hex[:8]}"
+    homes = [base / ("home" if layout == "one home" else f"home-{number}") for number in range(3)]
+    with server_for("one home" if layout == "one home" else "two homes", homes[0], new_database_url) as (url, given):
+        runs = [FolioRun(archive, given, home) for home in homes]
+        for run in runs:
+            assert run.finish() == 0, "".join(run.lines)[-3000:]
+        with psycopg.connect(libpq_url(url)) as connection:
+            rows = connection.execute("SELECT id, status, files_listed, documents_done, documents_duplicate, "
+                                      "pages_parsed, pages_reused FROM runs ORDER BY id").fetchall()
+        totals = run_totals(url)
+    for run_id, status, listed, done, duplicate, parsed, reused in rows:
+        summary = next("".join(run.lines) for run in runs if f"folio run {run_id}: " in "".join(run.lines))
+        assert status == "completed" and listed == 6 and done + duplicate == 6
+        assert f"  pages  {parsed} parsed, {reused} reused\n" in summary, summary
+    assert sum(row[3] for row in rows) == 6
+    assert totals == ((12, 12), (12, 6, 12), [("done", None)])

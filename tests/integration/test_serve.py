@@ -6,38 +6,7 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.integration.folio_process import FolioProcess, free_port
-
-
-def children(pid: int) -> set[int]:
-    """The processes whose parent is pid, from /proc."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue  # gone meanwhile
-            if int(fields[1]) == pid:
-                found.add(int(entry.name))
-    return found
-
-
-def descendants(pid: int) -> set[int]:
-    found, todo = set(), [pid]
-    while todo:
-        new = children(todo.pop()) - found
-        found |= new
-        todo.extend(new)
-    return found
-
-
-def alive(pid: int) -> bool:
-    """Running, not a zombie waiting to be reaped."""
-    try:
-        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
+from tests.integration.folio_process import FolioProcess, alive, descendants, free_port
 
 
 def test_sigterm_stops_the_server_and_the_worker(new_database_url: Callable[[], str], tmp_path: Path):
