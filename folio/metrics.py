@@ -2,7 +2,7 @@
 run measured, pushed to a Pushgateway when it ends (FOLIO_PUSHGATEWAY_URL), the convention for batch jobs.
 
 Names follow Prometheus's rules: base units (seconds, Unix timestamps), counters end in `_total`, one name per
-kind of thing with its kinds as a label. The README's Monitoring section lists them all (`METRICS`).
+kind of thing with its kinds as a label. The README's Monitoring section lists them all (DATABASE_GAUGES, RUN_METRICS).
 """
 
 import logging

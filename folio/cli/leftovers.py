@@ -10,7 +10,6 @@ port (`ServerKeeper`).
 import atexit
 import json
 import logging
-import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,6 +19,7 @@ import fasteners
 
 from db.embedded import stop_abandoned
 from db.processes import ProcessId
+from folio.cli.progress import say
 from folio.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -81,11 +81,6 @@ class ServerKeeper(threading.Thread):
     def stop(self) -> None:
         self.stopping.set()
         self.join(timeout=5)
-
-
-def say(message: str) -> None:
-    """A line on stderr, beside the progress display (Prefect's and folio's log lines are off the terminal)."""
-    print(f"folio: {message}", file=sys.stderr, flush=True)
 
 
 def _record_server(home: Path, server) -> None:

@@ -15,6 +15,11 @@ from flows.progress import Stage, Step, watching
 PLAIN_EVERY_SECONDS = 10.0  # a plain progress line at most this often (the first and the last always)
 
 
+def say(text: str) -> None:
+    """A line on stderr, beside the progress display (Prefect's and folio's log lines are off the terminal)."""
+    print(f"folio: {text}", file=sys.stderr, flush=True)
+
+
 def describe(step: Step) -> str:
     """What the run is doing, in a few words."""
     return {
@@ -86,7 +91,7 @@ class PlainProgress:
 
     def say(self, text: str) -> None:
         self.last_line = time.monotonic()
-        print(f"folio: {text}", file=sys.stderr, flush=True)
+        say(text)
 
 
 @contextmanager
