@@ -80,7 +80,8 @@ def test_prometheus_reads_what_the_database_holds(new_database_url: Callable[[],
 
     gateway_port, metrics_port, prometheus_port = free_port(), free_port(), free_port()
     gateway = f"http://127.0.0.1:{gateway_port}"
-    daemons(shutil.which("prometheus-pushgateway"), f"--web.listen-address=127.0.0.1:{gateway_port}")
+    daemons(shutil.which("prometheus-pushgateway"), f"--web.listen-address=127.0.0.1:{gateway_port}",
+            "--persistence.file=")  # Debian's build keeps pushes in /var/lib/prometheus by default
     wait_until(lambda: urllib.request.urlopen(f"{gateway}/-/ready", timeout=2).status == 200, "Pushgateway")
 
     run = FolioRun(archive, url, home, FOLIO_PUSHGATEWAY_URL=gateway)
