@@ -15,6 +15,7 @@ from flows.artifacts import RunProgress, publish_outcome
 from flows.monitoring import push_run_metrics
 from flows.progress import Stage, Step, tell
 from flows.runners import SettingsTaskRunner
+from folio.database import identity
 from folio.run_metrics import RunMetrics
 from folio.run_summary import FlaggedPage, QuarantinedPage, RunSummary
 from folio.settings import get_settings
@@ -50,7 +51,7 @@ def parse_and_finish(run_id: int, registered: list[Registered], batch_size: int,
     With reuse, a page whose fingerprint has a stored result copies it instead of being parsed.
     """
     log = get_run_logger()
-    batches = make_batches(registered, batch_size, claim, reuse)
+    batches = make_batches(registered, batch_size, claim, reuse, identity())
     total_pages = sum(len(batch.pages) for batch in batches)
     log.info("%d pages to parse in %d batches", total_pages, len(batches))
     progress = RunProgress(total_pages)

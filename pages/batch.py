@@ -10,6 +10,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
+from db.identity import DatabaseIdentity
 from db.pages import reusable_pages
 from db.session import session_scope
 from db.store import Claim, failed_documents
@@ -43,6 +44,7 @@ class Batch:
     pages: tuple[PageRef, ...]
     claim: Claim | None = None  # the run's claim on the documents, renewed when the batch is stored
     reuse: bool = True  # copy stored results of pages with the same fingerprint instead of parsing them
+    database: DatabaseIdentity | None = None  # the run's: where the task runs, its database must be this one
 
 
 @dataclass(frozen=True)
