@@ -12,7 +12,7 @@ from prefect.runtime import flow_run
 
 from db.store import Claim
 from flows.artifacts import RunProgress, publish_outcome
-from flows.monitoring import push_run_metrics
+from flows.monitoring import publish_run_metrics
 from flows.progress import Stage, Step, tell
 from flows.runners import SettingsTaskRunner
 from folio.database import identity
@@ -92,7 +92,7 @@ def parse_and_finish(run_id: int, registered: list[Registered], batch_size: int,
                     "flagged-blocks artifact, or SELECT * FROM page_issues WHERE action <> 'page quarantined'",
                     len(flagged), counts.blocks_flagged)
     publish_outcome(summary)
-    push_run_metrics(summary, measured, completed=not errors)
+    publish_run_metrics(summary, measured, completed=not errors)
     if errors:
         raise RunFailed(summary, errors)
     return summary

@@ -9,7 +9,9 @@ from db.migrate import current_revision, head_revision
 from db.session import session_scope
 from db.statuses import Registration
 from db.store import mark_seen, sightings
+from flows.monitoring import publish_run_metrics
 from flows.progress import Stage, Step, tell
+from folio.run_metrics import RunMetrics
 from folio.run_summary import RunSummary
 from runs.lifecycle import PageCounts, abandon_run, finish, open_run
 from runs.register import Registered, unchanged_files
@@ -28,7 +30,8 @@ def record_if_nothing_new(source: str, database: Engine) -> RunSummary | None:
     every file the source lists was seen before as it is now, its document finished (each file's last_seen_at
     is updated); None, having written nothing, otherwise: the digitize flow must run.
 
-    The files are listed and looked up (one query) as the flow does; no file is read and no model loaded.
+    The files are listed and looked up (one query) as the flow does; no file is read and no model loaded. Its
+    metrics are published as a flow's are.
     """
     started = time.perf_counter()
     if prefect_server_configured() or current_revision(database) != head_revision():  # the flow migrates a schema
@@ -46,7 +49,9 @@ def record_if_nothing_new(source: str, database: Engine) -> RunSummary | None:
         registered = [Registered(file, unchanged[file.uri].sha256, unchanged[file.uri].document_id,
                                  Registration.UNCHANGED)
                       for file in files]
-        return finish(database, run_id, registered, PageCounts(), [], time.perf_counter() - started)
+        summary = finish(database, run_id, registered, PageCounts(), [], time.perf_counter() - started)
     except BaseException:
         abandon_run(run_id, time.perf_counter() - started, database)
         raise
+    publish_run_metrics(summary, RunMetrics(), completed=True)
+    return summary

@@ -1,5 +1,6 @@
 """folio for Prometheus: what the database knows, read at scrape time (`folio metrics`, `folio serve`), and what a
-run measured, pushed to a Pushgateway when it ends (FOLIO_PUSHGATEWAY_URL), the convention for batch jobs.
+run measured, written to its home when it ends (served beside the database's, as node_exporter's textfile collector
+does) and pushed to a Pushgateway (FOLIO_PUSHGATEWAY_URL), the convention for batch jobs.
 
 Names follow Prometheus's rules: base units (seconds, Unix timestamps), counters end in `_total`, one name per
 kind of thing with its kinds as a label. The README's Monitoring section lists them all (DATABASE_GAUGES, RUN_METRICS).
@@ -11,10 +12,12 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from wsgiref.simple_server import WSGIServer
 
-from prometheus_client import CollectorRegistry, push_to_gateway, start_http_server
+from prometheus_client import CollectorRegistry, push_to_gateway, start_http_server, write_to_textfile
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
+from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.registry import Collector
 from sqlalchemy import Engine
 
@@ -172,20 +175,49 @@ def _buckets(observed: list[float], bounds: tuple[float, ...]) -> list[tuple[str
 def push_run(url: str, collector: RunCollector, home: str) -> None:
     """Push one run's metrics to the Pushgateway at `url`, grouped by host and home (a run of the same home replaces
     the last one's). A Pushgateway that cannot be reached is a warning: monitoring never fails a run."""
-    registry = CollectorRegistry()
-    registry.register(collector)
     try:
-        push_to_gateway(url, job=PUSH_JOB, registry=registry,
+        push_to_gateway(url, job=PUSH_JOB, registry=_registry(collector),
                         grouping_key={"instance": socket.gethostname(), "home": home}, timeout=10)
     except OSError as error:
         log.warning("the run's metrics could not be pushed to %s: %s", url, error)
 
 
-def serve_metrics(host: str, port: int, database: Callable[[], Engine]) -> tuple[WSGIServer, threading.Thread]:
-    """/metrics with DATABASE_GAUGES on host:port, answered by a thread of its own until the server is shut down.
-    The schema is made current first: the database's errors are raised here, and a scrape before the first run
-    reads zeros."""
-    upgrade(database())
+def write_run(path: Path, collector: RunCollector) -> None:
+    """One run's metrics as Prometheus text in `path` (written whole, then renamed over the last run's), for
+    LastRunCollector. A file that cannot be written is a warning, as a Pushgateway that cannot be reached is."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_to_textfile(str(path), _registry(collector))
+    except OSError as error:
+        log.warning("the run's metrics could not be written to %s: %s", path, error)
+
+
+class LastRunCollector(Collector):
+    """The metrics of the last run that ended in this home, read from the file it wrote (nothing before one has)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def collect(self) -> Iterator[Metric]:
+        try:
+            text = self.path.read_text()
+        except FileNotFoundError:
+            return
+        yield from text_string_to_metric_families(text)
+
+
+def _registry(collector: Collector) -> CollectorRegistry:
     registry = CollectorRegistry()
-    registry.register(DatabaseCollector(database))
+    registry.register(collector)
+    return registry
+
+
+def serve_metrics(host: str, port: int, database: Callable[[], Engine], last_run: Path
+                  ) -> tuple[WSGIServer, threading.Thread]:
+    """/metrics on host:port, answered by a thread of its own until the server is shut down: DATABASE_GAUGES, and
+    RUN_METRICS of the last run in this home (the file `last_run`). The schema is made current first: the database's
+    errors are raised here, and a scrape before the first run reads zeros."""
+    upgrade(database())
+    registry = _registry(DatabaseCollector(database))
+    registry.register(LastRunCollector(last_run))
     return start_http_server(port, addr=host, registry=registry)

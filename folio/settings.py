@@ -128,6 +128,11 @@ class Settings(BaseSettings):
     def pgdata(self) -> Path:
         return self.home_dir / "pgdata"
 
+    @property
+    def last_run_metrics(self) -> Path:
+        """The metrics of the last run that ended in this home (Prometheus text), served by `folio metrics`."""
+        return self.home_dir / "metrics" / "last-run.prom"
+
 
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:

@@ -114,7 +114,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     from folio.database import database
     from folio.metrics import serve_metrics
 
-    server, _ = serve_metrics(args.host, args.port, database)
+    server, _ = serve_metrics(args.host, args.port, database, get_settings().last_run_metrics)
     console.print(f"metrics: http://{args.host}:{args.port}/metrics — Ctrl-C stops", highlight=False)
     try:
         wait_for_interrupt()

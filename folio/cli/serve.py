@@ -87,7 +87,7 @@ def serve(settings: Settings, host: str, port: int, say: Callable[[str], None]) 
             from folio.database import database
             from folio.metrics import serve_metrics
 
-            metrics, _ = serve_metrics(host, settings.metrics_port, database)
+            metrics, _ = serve_metrics(host, settings.metrics_port, database, settings.last_run_metrics)
             say(f"metrics: http://{host}:{settings.metrics_port}/metrics")
         if not api_answers(api_url):
             say(f"starting the Prefect server on http://{host}:{port} (data under {os.environ['PREFECT_HOME']})")

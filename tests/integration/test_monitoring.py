@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from db.server import libpq_url
+from db.statuses import FileOutcome
 from tests import pdfs
 from tests.integration.folio_process import FolioProcess, FolioRun, free_port
 
@@ -140,5 +141,21 @@ def test_prometheus_reads_what_the_database_holds(new_database_url: Callable[[],
         for panel in dashboard["panels"]:
             for target in panel["targets"]:
                 prometheus_query(api, target["expr"])  # each panel's query is valid PromQL Prometheus answers
+
+        assert not values(api, 'folio_run_pages_total{job="folio"}')  # pushed, so not served as well
+        again = FolioRun(archive, url, home)  # no Pushgateway: the run's metrics are served by `folio metrics`
+        assert again.finish() == 0, "".join(again.lines)[-3000:]
+        outcomes = [str(outcome) for outcome in FileOutcome]
+        with psycopg.connect(libpq_url(url)) as connection:
+            second = connection.execute(f"SELECT {', '.join(f'documents_{o}' for o in outcomes)} FROM runs "
+                                        "ORDER BY id DESC LIMIT 1").fetchone()
+        expected = dict(zip(outcomes, map(float, second), strict=True))
+        assert expected["unchanged"] == 4  # the same four files, the two bad ones too
+
+        def served() -> dict[str, float]:
+            return {json.loads(labels)["outcome"]: value
+                    for labels, value in values(api, 'folio_run_files_total{job="folio"}').items()}
+
+        wait_until(lambda: served() == expected, "the second run's files served by folio metrics")
     finally:
         metrics.stop()

@@ -8,7 +8,7 @@ import pytest
 from prometheus_client import CollectorRegistry, generate_latest
 from sqlalchemy import create_engine
 
-from folio.metrics import DATABASE_GAUGES, RUN_METRICS, DatabaseCollector, RunCollector
+from folio.metrics import DATABASE_GAUGES, RUN_METRICS, DatabaseCollector, LastRunCollector, RunCollector, write_run
 from folio.run_metrics import BatchMetrics, RunMetrics
 from folio.run_summary import FailedDocument, RunSummary
 from sources.failures import reason_class
@@ -38,7 +38,8 @@ def test_reasons_fall_into_few_classes(reason: str, kind: str):
     assert reason_class(reason) == kind
 
 
-def test_a_run_exposes_counts_by_label_and_cumulative_histograms():
+def a_run() -> RunCollector:
+    """A run of two batches (one tried again, one failed) with failed pages and files."""
     measured = RunMetrics()
     measured.add(BatchMetrics(seconds=3.0, retries=1, stage_seconds=(("OcrStage", 0.2), ("TableStage", 0.004)),
                               failed_pages=(("timeout", 1),), ocr_pages=1, fallback_pages=1))
@@ -49,7 +50,11 @@ def test_a_run_exposes_counts_by_label_and_cumulative_histograms():
                          pages_reused=1, pages_failed=3, seconds=80.0, pages_quarantined=1,
                          failures=(FailedDocument(1, "a.pdf", "corrupt: no objects found"),
                                    FailedDocument(2, "b.pdf", "corrupt: cycle in page tree")))
-    text = exposition(RunCollector(summary, measured, completed=False, finished_at=1.8e9))
+    return RunCollector(summary, measured, completed=False, finished_at=1.8e9)
+
+
+def test_a_run_exposes_counts_by_label_and_cumulative_histograms():
+    text = exposition(a_run())
     lines = set(text.splitlines())
     assert {'folio_run_pages_total{outcome="parsed"} 3.0', 'folio_run_pages_total{outcome="reused"} 1.0',
             'folio_run_pages_total{outcome="failed"} 3.0', "folio_run_quarantined_pages_total 1.0",
@@ -65,6 +70,13 @@ def test_a_run_exposes_counts_by_label_and_cumulative_histograms():
             "folio_run_finished_timestamp_seconds 1.8e+09"} <= lines
     assert {(name, kind) for name, kind, _ in RUN_METRICS} == {
         tuple(line.split()[2:4]) for line in lines if line.startswith("# TYPE")}
+
+
+def test_the_last_run_is_served_from_the_file_it_wrote(tmp_path: Path):
+    last_run = tmp_path / "metrics" / "last-run.prom"
+    assert exposition(LastRunCollector(last_run)) == ""  # before the first run
+    write_run(last_run, a_run())
+    assert exposition(LastRunCollector(last_run)) == exposition(a_run())
 
 
 def test_a_database_that_does_not_answer_is_a_metric_not_an_error():
