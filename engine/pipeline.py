@@ -96,7 +96,7 @@ def build_pipeline(config: EngineConfig = PIPELINE_DEFAULTS) -> Pipeline:
         "script fallback": f"no tesseract with language data ({INSTALL_HINT}); pages it would read are failed",
     }
     renderer = PageRenderer(config.ocr_dpi, config.max_page_pixels)
-    recognizer = TextRecognizer(models["text recognition"])
+    recognizer = TextRecognizer(models["text recognition"], files.keys)
     ocr = OcrStage(renderer, detector, recognizer, ScriptFallback(models["script fallback"]),
                    LineDirection(models["text direction"]) if models["text direction"] else None)
     layout = LayoutStage(CdlaLayout(models["layout"]) if models["layout"] else None)

