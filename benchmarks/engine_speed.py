@@ -10,12 +10,14 @@ of this process). CPU s/page is user + sys time over all threads of this process
 they read and parse: what a page costs whatever else runs on the machine.
 
     .venv/bin/python benchmarks/engine_speed.py [--split ../shared/bench/dev] [--tesseract] [--workers 2]
+        [--ocr-models small tiny two-pass]
 
 On a GPU machine (ONNX Runtime with its CUDA provider, onnxruntime-gpu), `--device cuda` gives the GPU's pages/s to
 compare with the same command on CPU.
 """
 
 import argparse
+import dataclasses
 import json
 import os
 import shutil
@@ -30,7 +32,8 @@ from statistics import mean
 
 import pymupdf
 
-from engine.config import EngineConfig
+from engine.config import PIPELINE_DEFAULTS, EngineConfig
+from engine.ocr.models import TIERS
 from engine.runtime.onnx import threads_per_worker
 from engine.types import TEXT_TYPES
 from pages.budget import page_budget
@@ -120,6 +123,8 @@ def main() -> None:
                         "not engine worker processes")
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="where the models run; on cuda "
                         "the workers are threads of this process on one engine, as in the flow")
+    parser.add_argument("--ocr-models", nargs="+", choices=TIERS, default=[PIPELINE_DEFAULTS.ocr_models],
+                        help="the OCR model tiers to run, one after the other (FOLIO_OCR_MODELS)")
     parser.add_argument("--ocr-float", action="store_true", help="the float recognizer on CPU, not its int8 variant")
     parser.add_argument("--f32", action="store_true", help="the formula encoder in float32 on CPU, not in bfloat16 "
                         "where the CPU computes it")
@@ -141,12 +146,15 @@ def main() -> None:
           f"bf16 {'where the CPU has it' if config.cpu_bf16 else 'off'}")
     for kind in args.kind or KINDS:
         pages = pages_of(args.split, kind)
-        load = " ".join(Path("/proc/loadavg").read_text().split()[:3]) if Path("/proc/loadavg").exists() else "?"
-        wall, cpu, stages, texts = engine_run(pages, args.batch_size, args.workers, config, threads)
-        print(f"\n{kind}: {len(pages)} pages in {wall:.1f} s = {len(pages) / wall:.2f} pages/s, "
-              f"CPU {cpu / len(pages):.3f} s/page (load before: {load}), text NED {text_ned(bench, pages, texts):.3f}")
-        for stage, seconds in stages.items():
-            print(f"  {stage:32s} {seconds * 1000:8.1f} ms/page")
+        for tier in args.ocr_models:
+            load = " ".join(Path("/proc/loadavg").read_text().split()[:3]) if Path("/proc/loadavg").exists() else "?"
+            wall, cpu, stages, texts = engine_run(pages, args.batch_size, args.workers,
+                                                  dataclasses.replace(config, ocr_models=tier), threads)
+            print(f"\n{kind}, OCR models {tier}: {len(pages)} pages in {wall:.1f} s = {len(pages) / wall:.2f} "
+                  f"pages/s, CPU {cpu / len(pages):.3f} s/page (load before: {load}), "
+                  f"text NED {text_ned(bench, pages, texts):.3f}")
+            for stage, seconds in stages.items():
+                print(f"  {stage:32s} {seconds * 1000:8.1f} ms/page")
         if kind == "scanned" and args.tesseract:
             if shutil.which("tesseract") is None:
                 print("  tesseract: not installed (apt-get install tesseract-ocr)")

