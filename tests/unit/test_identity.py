@@ -55,9 +55,10 @@ def test_settings_that_change_results_change_the_version(config: EngineConfig):
 
 
 def test_where_and_how_fast_models_run_do_not_change_the_version(config: EngineConfig, tmp_path: Path):
-    wheel = find_ocr_models().det.parent
-    assert version(config, threads=3, device="cpu", engine_cache=tmp_path / "other-cache",
-                   ocr_model_dir=wheel) == version(config)
+    wheel = find_ocr_models(tier="small").det.parent
+    small = dataclasses.replace(config, ocr_models="small")  # the files an operator's folder of small's would hold
+    assert version(small, threads=3, device="cpu", engine_cache=tmp_path / "other-cache",
+                   ocr_model_dir=wheel) == version(small)
 
 
 def test_each_ocr_tier_has_its_own_version(config: EngineConfig):
@@ -77,17 +78,18 @@ def test_enabling_the_formula_model_changes_the_version(config: EngineConfig):
 
 
 def test_another_model_file_changes_the_version(config: EngineConfig, tmp_path: Path):
-    wheel = find_ocr_models()
+    wheel = find_ocr_models(tier="small")
+    small = dataclasses.replace(config, ocr_models="small")
     folder = tmp_path / "ocr"
     folder.mkdir()
     for path in (wheel.det, wheel.rec):
         (folder / path.name).symlink_to(path)
-    assert version(config, ocr_model_dir=folder) == version(config)  # the same files found elsewhere
+    assert version(small, ocr_model_dir=folder) == version(small)  # the same files found elsewhere
     (folder / wheel.det.name).unlink()
     shutil.copy(wheel.det, folder / wheel.det.name)
     with open(folder / wheel.det.name, "ab") as handle:
         handle.write(b"\0")
-    assert version(config, ocr_model_dir=folder) != version(config)
+    assert version(small, ocr_model_dir=folder) != version(small)
     layout = tmp_path / "layout"
     layout.mkdir()
     (layout / CDLA_FILE).write_bytes(find_cdla_model().read_bytes()[:-1])
