@@ -17,6 +17,7 @@ from db.models import Document, Page
 from db.passwords import passfile
 from db.server import libpq_url, start_embedded
 from db.session import session_scope
+from db.statuses import FileOutcome
 from db.store import Claim, SourceFile, claim_document, claim_for_run
 from flows.digitize import digitize
 from tests import pdfs
@@ -188,7 +189,8 @@ def test_three_runs_at_once_store_every_page_once_and_each_summary_is_its_row(
         layout: str, tmp_path: Path, session_dir: Path, new_database_url: Callable[[], str]):
     """Three runs over the same archive, started together (each with its own Prefect temporary server; in one home
     they share its Prefect database and embedded PostgreSQL): every page is stored once, every document done by
-    one run and a duplicate for the others, and what each run prints is what its row holds."""
+    one run and a duplicate for the others (or unchanged, when it was done before they registered its file), and
+    what each run prints is what its row holds."""
     archive = tmp_path / "archive"
     pdfs.reports(archive, [f"Annual Report {1990 + number}" for number in range(6)], "report")
     base = session_dir / f"three-{uuid.uuid4().hex[:8]}"
@@ -197,13 +199,18 @@ def test_three_runs_at_once_store_every_page_once_and_each_summary_is_its_row(
         runs = [FolioRun(archive, given, home) for home in homes]
         for run in runs:
             assert run.finish() == 0, "".join(run.lines)[-3000:]
+        outcomes = [str(outcome) for outcome in FileOutcome]
         with psycopg.connect(libpq_url(url)) as connection:
-            rows = connection.execute("SELECT id, status, files_listed, documents_done, documents_duplicate, "
-                                      "pages_parsed, pages_reused FROM runs ORDER BY id").fetchall()
+            rows = connection.execute(f"SELECT id, status, files_listed, pages_parsed, pages_reused, "
+                                      f"{', '.join(f'documents_{o}' for o in outcomes)} FROM runs ORDER BY id"
+                                      ).fetchall()
         totals = run_totals(url)
-    for run_id, status, listed, done, duplicate, parsed, reused in rows:
+    for run_id, status, listed, parsed, reused, *counts in rows:
         summary = next("".join(run.lines) for run in runs if f"folio run {run_id}: " in "".join(run.lines))
-        assert status == "completed" and listed == 6 and done + duplicate == 6
-        assert f"  pages  {parsed} parsed, {reused} reused\n" in summary, summary
-    assert sum(row[3] for row in rows) == 6
+        counted = dict(zip(outcomes, counts, strict=True))
+        # a file another run finished before this one registered it is unchanged (seen, done), not a duplicate
+        assert status == "completed" and listed == sum(counts) == 6 and counted["failed"] == 0, counted
+        files = ", ".join(f"{count} {outcome}" for outcome, count in counted.items() if count)
+        assert f"  files  6 listed: {files}\n  pages  {parsed} parsed, {reused} reused\n" in summary, summary
+    assert sum(row[5] for row in rows) == 6  # each document done by one run
     assert totals == ((12, 12), (12, 6, 12), [("done", None)])
