@@ -1,13 +1,10 @@
 """What goes into the engine (PageInput), what stages enrich (PageState), what comes out (PageResult)."""
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import Literal, Protocol
 
 import numpy as np
-
-if TYPE_CHECKING:
-    from engine.layer_trust import LayerTrust
-    from engine.page_source import PageSource
+import pymupdf
 
 BlockType = Literal[
     "title", "text", "list_item", "table", "formula", "figure",
@@ -144,6 +141,28 @@ class Block:
         return 0.0
 
 
+class PdfPages(Protocol):
+    """Where stages take a page's PDF page (to render it, or to read its glyphs): engine/page_source.py's PageSource,
+    the batch's documents, each opened once."""
+
+    def page(self, page: PageInput) -> pymupdf.Page: ...
+
+    def clip_page(self, page: PageInput) -> pymupdf.Page: ...
+
+
+class TrustRecord(Protocol):
+    """A text layer's measures and the verdict they give: engine/layer_trust.py's LayerTrust."""
+
+    @property
+    def verdict(self) -> str: ...
+
+    def checked(self, agreement: float) -> "TrustRecord": ...
+
+    def describe(self) -> str: ...
+
+    def record(self) -> dict[str, object]: ...
+
+
 @dataclass
 class PageState:
     """A page on its way through the pipeline; each stage reads and enriches it."""
@@ -161,8 +180,8 @@ class PageState:
     seconds: dict[str, float] = field(default_factory=dict)  # time per stage
     untrusted: str | None = None  # why OCR's text of the page cannot be trusted, when no reader could read it
     fallback_ocr: str | None = None  # the language the fallback OCR read the page in, where PP-OCR's was untrusted
-    layer_trust: "LayerTrust | None" = None  # the text layer's measures and verdict (engine/layer_trust.py)
-    source: "PageSource | None" = None  # the batch's PDFs, where stages take the page's pixels (set by the pipeline)
+    layer_trust: TrustRecord | None = None  # the text layer's measures and verdict (engine/layer_trust.py)
+    source: PdfPages | None = None  # the batch's PDFs, where stages take the page's pixels (set by the pipeline)
 
 
 @dataclass(slots=True)
@@ -194,5 +213,5 @@ class PageParser(Protocol):
     models: dict[str, object]  # by role, for `folio engine info` and the GPU slot
     missing: dict[str, str]  # role -> why that model is not loaded
 
-    def __call__(self, inputs: list[PageInput], source: "PageSource | None" = None) -> list[PageResult]:
+    def __call__(self, inputs: list[PageInput], source: PdfPages | None = None) -> list[PageResult]:
         """Results of the pages, read from `source` (the batch's PDFs, left open) or from PDFs it opens once."""

@@ -116,6 +116,15 @@ def test_no_import_cycles():
     assert cycles(import_graph()) == []
 
 
+def test_the_engines_types_import_nothing_of_the_engine():
+    """engine/types.py is what every stage reads: it names the page source and the trust record by Protocols, not
+    by importing them (not even under TYPE_CHECKING), so that no module loop runs through it."""
+    tree = ast.parse((ROOT / "engine" / "types.py").read_text())
+    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names} | {
+        node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert not {name for name in imported if banned(name, {"engine"})}
+
+
 def test_the_checks_see_a_cycle_and_skip_type_checking_imports():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     tree = ast.parse("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import db.models\n"
