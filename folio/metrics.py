@@ -1,6 +1,6 @@
 """folio for Prometheus: what the database knows, read at scrape time (`folio metrics`, `folio serve`), and what a
-run measured, written to its home when it ends (served beside the database's, as node_exporter's textfile collector
-does) and pushed to a Pushgateway (FOLIO_PUSHGATEWAY_URL), the convention for batch jobs.
+run measured when it ends: pushed to a Pushgateway (FOLIO_PUSHGATEWAY_URL, the convention for batch jobs) or else
+written to its home and served beside the database's, as node_exporter's textfile collector does.
 
 Names follow Prometheus's rules: base units (seconds, Unix timestamps), counters end in `_total`, one name per
 kind of thing with its kinds as a label. The README's Monitoring section lists them all (DATABASE_GAUGES, RUN_METRICS).
