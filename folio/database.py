@@ -37,8 +37,8 @@ def identity(settings: Settings | None = None) -> DatabaseIdentity:
     handle = database(settings)
     if settings.database_url:
         return database_identity(handle, shown_url(handle))
-    pgdata = settings.pgdata.expanduser().resolve()
-    return database_identity(handle, f"the embedded PostgreSQL in {pgdata} on {socket.gethostname()}", str(pgdata))
+    return database_identity(handle, f"the embedded PostgreSQL in {settings.pgdata} on {socket.gethostname()}",
+                             str(settings.pgdata))
 
 
 def run_database(run: DatabaseIdentity | None, settings: Settings | None = None) -> Engine:
@@ -49,7 +49,7 @@ def run_database(run: DatabaseIdentity | None, settings: Settings | None = None)
     if run is None:
         return database(settings)
     here = socket.gethostname()
-    if not settings.database_url and run.embedded != str(settings.pgdata.expanduser().resolve()):
+    if not settings.database_url and run.embedded != str(settings.pgdata):
         if run.embedded:
             raise NotTheRunsDatabase(
                 f"FOLIO_DATABASE_URL is not set on {here}, where this batch ran, and the run's database is "
