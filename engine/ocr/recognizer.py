@@ -10,6 +10,7 @@ from engine.ocr.calibration import calibration_lines
 from engine.ocr.detector import normalize
 from engine.ocr.models import REC_HEIGHT, REC_MAX_BATCH, REC_MAX_WIDTH
 from engine.ocr.reading_graph import FLOAT_NODES, reading_graph
+from engine.ocr.word_gaps import spaced
 from engine.runtime import OnnxModel
 from engine.runtime.quantize import int8_variant
 
@@ -68,19 +69,22 @@ class TextRecognizer:
             last = start + self.max_batch >= len(order)
             best, best_prob = best_classes(self.model.all_outputs(batch, release=last))
             for i, classes, probs in zip(chunk, best, best_prob):
-                results[i] = self._decode(classes, probs)
+                step = batch_width / classes.shape[0] * crops[i].shape[1] / widths[i]  # crop columns a step
+                results[i] = self._decode(classes, probs, crops[i], step)
         return results
 
     def _width(self, crop: np.ndarray) -> int:
         return input_width(crop, self.max_width)
 
-    def _decode(self, best: np.ndarray, best_prob: np.ndarray) -> tuple[str, float]:
-        """Greedy CTC from the best class of each step: repeats collapsed, blanks dropped."""
+    def _decode(self, best: np.ndarray, best_prob: np.ndarray, crop: np.ndarray, step: float) -> tuple[str, float]:
+        """Greedy CTC from the best class of each step (`step` crop columns wide): repeats collapsed, blanks
+        dropped, and the spaces the model left out of word gaps put back (engine/ocr/word_gaps.py)."""
         keep = best != 0
         keep[1:] &= best[1:] != best[:-1]
         if not keep.any():
             return "", 0.0
-        text = "".join(self.alphabet[best[keep]])
+        places = np.flatnonzero(keep)
+        text = spaced(list(self.alphabet[best[places]]), (places + 0.5) * step, crop)
         confidence = float(best_prob[keep].mean())
         return text.strip(), min(1.0, max(0.0, confidence))
 
