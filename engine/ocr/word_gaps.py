@@ -13,11 +13,12 @@ two figures or after a figure's decimal point or thousands separator (a narrow "
 import cv2
 import numpy as np
 
+from engine.ink import blank
+
 MIN_WORD_GAP = 0.22  # line heights: on scans 95% of the word gaps were wider, all but 0.1% of the others narrower
 SPACE_SHARE = 0.7  # of the median gap at the spaces the recognizer did read (two or more on the line)
 LETTER_FACTOR = 1.5  # times the 75th percentile of the gaps between the line's letters
 BAND = (0.15, 0.85)  # rows ink is looked for in, as shares of the line's height (not a neighbour's descenders)
-MIN_CONTRAST = 2.0  # grey levels: a crop varying less holds no ink to measure
 ENDS_WORD = frozenset(".,;:!?)]}\"'")
 STARTS_WORD = frozenset("([{")
 
@@ -63,7 +64,7 @@ def _blank_columns(crop: np.ndarray) -> np.ndarray | None:
     height = grey.shape[0]
     top = int(BAND[0] * height)
     band = np.ascontiguousarray(grey[top:max(int(BAND[1] * height), top + 1)])
-    if float(band.std()) < MIN_CONTRAST:
+    if blank(band):
         return None
     _, ink = cv2.threshold(band, 0, 1, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
     return ~ink.any(axis=0)

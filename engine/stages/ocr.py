@@ -15,6 +15,7 @@ column heads) they stay where they are.
 import logging
 
 from engine.geometry import beside, center_inside
+from engine.ink import blank
 from engine.mathiness import text_math_share
 from engine.ocr.detector import Detection, TextDetector, crop_line, split_at_gaps
 from engine.ocr.fallback import ScriptFallback
@@ -25,7 +26,7 @@ from engine.orientation import turn_page
 from engine.page_source import PageRenderer
 from engine.types import Line, PageState
 
-BLANK_STD = 2.0  # a render whose grey levels vary less than this has nothing to read
+BLANK_STRIDE = 4  # a render is judged blank (nothing to read) on every 4th row and column
 LINE_TO_FONT_SIZE = 0.7  # a detected line box is about this much taller than the font size
 
 log = logging.getLogger(__name__)
@@ -47,7 +48,7 @@ class OcrStage:
         if not todo:
             return pages
         self.renderer(todo)
-        inked = [page for page in todo if float(page.image.std()) >= BLANK_STD]
+        inked = [page for page in todo if not blank(page.image, BLANK_STRIDE)]
         detections = self._upright(inked, self.detector([page.image for page in inked]))
         crops, owners = [], []
         for page, found in zip(inked, detections):
