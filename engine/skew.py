@@ -3,9 +3,18 @@
 import cv2
 import numpy as np
 
+from engine.types import PageState
+
 MIN_SKEW = 0.2  # degrees: a page turned less than this is left as it is
 MAX_SKEW = 3.0  # degrees: the largest skew looked for
 SKEW_STEP = 0.05
+
+
+def scan_skew(page: PageState) -> float:
+    """The skew of the page's render, measured once for all the stages that level it."""
+    if page.skew is None:
+        page.skew = page_skew(page.image)
+    return page.skew
 
 
 def page_skew(image: np.ndarray) -> float:

@@ -172,6 +172,7 @@ class PageState:
     ocr_regions: list[BBox] = field(default_factory=list)  # where OCR must read: the page, or images on it
     image: np.ndarray | None = None  # RGB render, when a stage needed pixels
     image_scale: float = 0.0  # pixels per point of `image`
+    skew: float | None = None  # degrees that level the rows of text of `image` (a scan), once measured
     lines: list[Line] = field(default_factory=list)
     side_lines: list[Line] = field(default_factory=list)  # text across the reading direction (see PageInput)
     turn: int = 0  # clockwise degrees from the displayed page to the upright frame the stages work in

@@ -12,7 +12,7 @@ from engine.formula.glyph_layout import formula_latex
 from engine.formula.layer_glyphs import formula_parts, page_glyphs
 from engine.formula.styles import canonical_latex
 from engine.orientation import displayed_box
-from engine.skew import page_skew
+from engine.skew import scan_skew
 from engine.stages.classify import body_size
 from engine.types import Block, Formula, PageState
 
@@ -154,7 +154,7 @@ class FormulaStage:
             scanned = not page.use_text_layer or block.confidence is not None or any(
                 line.confidence is not None for line in block.lines)  # read by OCR: its pixels are a scan
             if id(page) not in pages:  # the PDF's page, the page's body size, and its skew when it is a scan
-                skew = page_skew(page.image) if scanned and page.image is not None else 0.0
+                skew = scan_skew(page) if scanned and page.image is not None else 0.0
                 pages[id(page)] = (page.source.clip_page(page.input), body_size(page.blocks), skew)
             pdf_page, body, skew = pages[id(page)]
             em = formula_size(block) or body

@@ -11,7 +11,7 @@ import cv2
 from engine.geometry import Row, area, center_inside, mean_confidence, merged_spans, overlaps, text_rows, union
 from engine.marks import MARKS, mark_lines
 from engine.rules import Rule, rules_from_boxes, rules_from_image
-from engine.skew import MIN_SKEW, level, levelled_box, page_skew
+from engine.skew import MIN_SKEW, level, levelled_box, scan_skew
 from engine.stages.blocks import join_lines
 from engine.stages.classify import CAPTION
 from engine.stages.figures import MAX_AREA, MAX_SCAN_PICTURE
@@ -80,7 +80,7 @@ class TableFrame:
             return cls(page.lines, [], page.regions)
         grey = cv2.cvtColor(page.image, cv2.COLOR_RGB2GRAY) if page.image.ndim == 3 else page.image
         lines, regions, originals = page.lines, page.regions, {}
-        angle, centre = page_skew(grey), (page.input.width / 2, page.input.height / 2)
+        angle, centre = scan_skew(page), (page.input.width / 2, page.input.height / 2)
         if abs(angle) >= MIN_SKEW:
             grey = level(grey, angle)
             lines = [replace(line, bbox=levelled_box(line.bbox, angle, centre)) for line in page.lines]
