@@ -1,8 +1,10 @@
-"""Engine speed and text quality per kind of page, next to Tesseract (OCRmyPDF's engine) on the scans.
+"""Engine speed and quality per kind of page, next to Tesseract (OCRmyPDF's engine) on the scans.
 
 Runs the engine directly (no Prefect, no database) on a benchmark split, in batches
-as the flow does, and prints pages per second, seconds per page for each stage and
-the page-text NED against the split's ground truth. Each worker reads its batch's pages
+as the flow does, and prints pages per second, seconds per page for each stage, and
+the page-text NED, table TEDS and formula NED against the split's ground truth (scored by the bench's
+own scorer, on the engine's pages as they come out: the document-level steps of the flow, such as
+running headers across pages, are left out). Each worker reads its batch's pages
 (text layer, PyMuPDF's layout analysis) and parses them, as the flow's tasks do. Stage times
 are per page of the batch; with several workers they overlap, so they add up to more than the
 wall time. With several workers they are engine worker processes, as in the flow (--threads: threads
@@ -35,7 +37,6 @@ import pymupdf
 from engine.config import PIPELINE_DEFAULTS, EngineConfig
 from engine.ocr.models import TIERS
 from engine.runtime.onnx import threads_per_worker
-from engine.types import TEXT_TYPES
 from pages.budget import page_budget
 from pages.engine_processes import EngineProcesses, load_engine
 from pages.parsing import READING, PageJob, ParsedPages, pdf_source, read_and_parse
@@ -58,7 +59,7 @@ def engine_run(pages, batch_size: int, workers: int, config: EngineConfig, threa
     """The pages in batches, `workers` batches at once, each batch's pages read and parsed by one worker as the flow
     does: in engine worker processes (or threads of this process on one pipeline). Returns wall seconds, CPU
     seconds (user + sys, every thread, of this process and of the workers while they read and parsed), seconds per
-    page of each stage, and the page texts."""
+    page of each stage, and the parsed pages."""
     budget = page_budget()
     jobs = [PageJob(str(number), str(path), index) for number, (path, index, _) in enumerate(pages)]
     batches = [jobs[start:start + batch_size] for start in range(0, len(jobs), batch_size)]
@@ -86,8 +87,7 @@ def engine_run(pages, batch_size: int, workers: int, config: EngineConfig, threa
         for key, result in part.results.items():
             for stage, seconds in {READING: part.reading_seconds[key], **result.stage_seconds}.items():
                 stages[stage] += seconds
-    texts = [" ".join(b.text for b in r.blocks if b.type in TEXT_TYPES) for r in results]
-    return wall, cpu, {k: v / len(results) for k, v in stages.items()}, texts
+    return wall, cpu, {k: v / len(results) for k, v in stages.items()}, results
 
 
 def tesseract_run(pages, jobs: int):
@@ -106,11 +106,24 @@ def tesseract_run(pages, jobs: int):
     return time.perf_counter() - started, texts
 
 
-def text_ned(bench: Path, pages, texts: list[str]) -> float:
+def quality(bench: Path, pages, parsed: list[list[dict]]) -> str:
+    """Text NED over pages, TEDS over tables and formula NED over formulas of the truth, as the bench's scorer
+    scores them; `parsed`: each page's blocks in the export's form."""
     sys.path.insert(0, str(bench))
-    from benchlib.metrics import ned, normalize_text, page_text
+    from benchlib.scoring import score_page
 
-    return mean(ned(page_text(truth), normalize_text(text)) for (_, _, truth), text in zip(pages, texts))
+    scores = [score_page(truth, {"blocks": blocks}) for (_, _, truth), blocks in zip(pages, parsed)]
+    figures = [("text NED", [score["text_ned"] for score in scores]),
+               ("TEDS", [value for score in scores for value in score["teds"]]),
+               ("formula NED", [value for score in scores for value in score["formula_ned"]])]
+    return ", ".join(f"{name} {mean(values):.3f}" for name, values in figures if values)
+
+
+def exported(result) -> list[dict]:
+    """A parsed page's blocks as the export gives them (shared/contract/export-format.md)."""
+    return [{"order": block.order, "type": block.type, "text": block.text,
+             **({"table": {"html": block.table.html}} if block.table else {}),
+             **({"latex": block.formula.latex} if block.formula else {})} for block in result.blocks]
 
 
 def main() -> None:
@@ -148,11 +161,11 @@ def main() -> None:
         pages = pages_of(args.split, kind)
         for tier in args.ocr_models:
             load = " ".join(Path("/proc/loadavg").read_text().split()[:3]) if Path("/proc/loadavg").exists() else "?"
-            wall, cpu, stages, texts = engine_run(pages, args.batch_size, args.workers,
-                                                  dataclasses.replace(config, ocr_models=tier), threads)
+            wall, cpu, stages, results = engine_run(pages, args.batch_size, args.workers,
+                                                    dataclasses.replace(config, ocr_models=tier), threads)
             print(f"\n{kind}, OCR models {tier}: {len(pages)} pages in {wall:.1f} s = {len(pages) / wall:.2f} "
                   f"pages/s, CPU {cpu / len(pages):.3f} s/page (load before: {load}), "
-                  f"text NED {text_ned(bench, pages, texts):.3f}")
+                  f"{quality(bench, pages, [exported(result) for result in results])}")
             for stage, seconds in stages.items():
                 print(f"  {stage:32s} {seconds * 1000:8.1f} ms/page")
         if kind == "scanned" and args.tesseract:
@@ -161,7 +174,8 @@ def main() -> None:
                 continue
             tess_wall, tess_texts = tesseract_run(pages, args.jobs)
             print(f"  tesseract ({args.jobs} processes): {len(pages) / tess_wall:.2f} pages/s, "
-                  f"text NED {text_ned(bench, pages, tess_texts):.3f} (one block per page, no layout)")
+                  f"{quality(bench, pages, [[{'type': 'text', 'text': text}] for text in tess_texts])} "
+                  "(one block of text per page, no layout)")
 
 
 if __name__ == "__main__":
