@@ -16,7 +16,7 @@ from prefect.client.schemas.actions import WorkPoolCreate
 from prefect.exceptions import ObjectNotFound
 from prefect.schedules import Cron
 
-from folio.settings import Settings, get_settings
+from base.settings import Settings, get_settings
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 

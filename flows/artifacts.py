@@ -5,8 +5,8 @@ from uuid import UUID
 
 from prefect.artifacts import create_progress_artifact, create_table_artifact, update_progress_artifact
 
+from base.run_summary import RunSummary, summary_table
 from flows.progress import Stage, Step, tell
-from folio.run_summary import RunSummary, summary_table
 
 
 @dataclass

@@ -10,15 +10,15 @@ from typing import TypeVar
 from prefect import flow, get_run_logger
 from prefect.runtime import flow_run
 
+from base.database import identity
+from base.run_metrics import RunMetrics
+from base.run_summary import FlaggedPage, QuarantinedPage, RunSummary
+from base.settings import get_settings
 from db.store import Claim
 from flows.artifacts import RunProgress, publish_outcome
 from flows.monitoring import publish_run_metrics
 from flows.progress import Stage, Step, tell
 from flows.runners import SettingsTaskRunner
-from folio.database import identity
-from folio.run_metrics import RunMetrics
-from folio.run_summary import FlaggedPage, QuarantinedPage, RunSummary
-from folio.settings import get_settings
 from runs.batches import make_batches
 from runs.heartbeat import heartbeat
 from runs.lifecycle import PageCounts, abandon_run

@@ -3,10 +3,10 @@ when it is set, else a file in its home (FOLIO_HOME/metrics) that `folio metrics
 
 import time
 
-from folio.metrics import RunCollector, push_run, write_run
-from folio.run_metrics import RunMetrics
-from folio.run_summary import RunSummary
-from folio.settings import get_settings
+from base.run_metrics import RunMetrics
+from base.run_summary import RunSummary
+from base.settings import get_settings
+from runs.metrics import RunCollector, push_run, write_run
 
 
 def publish_run_metrics(summary: RunSummary, measured: RunMetrics, completed: bool) -> None:

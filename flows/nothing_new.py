@@ -5,14 +5,14 @@ import time
 
 from sqlalchemy import Engine
 
-from db.migrate import current_revision, head_revision
+from base.migrate import current_revision, head_revision
+from base.run_metrics import RunMetrics
+from base.run_summary import RunSummary
 from db.session import session_scope
 from db.statuses import Registration
 from db.store import mark_seen, sightings
 from flows.monitoring import publish_run_metrics
 from flows.progress import Stage, Step, tell
-from folio.run_metrics import RunMetrics
-from folio.run_summary import RunSummary
 from runs.lifecycle import PageCounts, abandon_run, finish, open_run
 from runs.register import Registered, unchanged_files
 from sources.listing import list_source

@@ -4,12 +4,12 @@ import time
 
 from prefect import flow, get_run_logger
 
+from base.run_summary import RunSummary
+from base.settings import get_settings
 from db.store import Selection
 from flows.digitize import failed_if_raising, parse_and_finish, run_claim
 from flows.progress import Stage, Step, tell
 from flows.runners import SettingsTaskRunner
-from folio.run_summary import RunSummary
-from folio.settings import get_settings
 from runs.heartbeat import heartbeat
 from tasks.reprocess import reopen_task, select_task
 from tasks.runs import open_run_task

@@ -4,7 +4,7 @@ from typing import Any, NoReturn
 
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 
-from folio.settings import Settings, get_settings
+from base.settings import Settings, get_settings
 
 
 def task_runner(settings: Settings | None = None) -> TaskRunner:

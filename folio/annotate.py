@@ -14,11 +14,11 @@ import pymupdf
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import selectinload
 
+from base.settings import get_settings
 from db.documents import find_document_id
 from db.models import Block, Document, Page
 from db.session import session_scope
 from db.store import document_sources
-from folio.settings import get_settings
 
 COLOURS = {  # RGB in 0..1
     "title": (0.80, 0.10, 0.10), "text": (0.10, 0.35, 0.85), "list_item": (0.10, 0.60, 0.70),

@@ -1,4 +1,4 @@
-"""Alembic environment: runs revisions on the connection or URL that db.migrate hands over."""
+"""Alembic environment: runs revisions on the connection or URL that base.migrate hands over."""
 
 from alembic import context
 from sqlalchemy import create_engine

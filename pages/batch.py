@@ -10,15 +10,15 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
+from base.run_metrics import BatchMetrics
+from base.run_summary import FlaggedPage, QuarantinedPage
+from base.settings import get_settings
 from db.identity import DatabaseIdentity
 from db.pages import reusable_pages
 from db.session import session_scope
 from db.store import Claim, failed_documents
 from engine.page_source import PageSource
 from engine.types import PageParser, PageResult
-from folio.run_metrics import BatchMetrics
-from folio.run_summary import FlaggedPage, QuarantinedPage
-from folio.settings import get_settings
 from pages.budget import PageBudget, page_budget
 from pages.engine_processes import EngineProcesses
 from pages.parsing import PageJob, each_page, pdf_source, read_and_parse

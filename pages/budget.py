@@ -11,17 +11,9 @@ import threading
 from dataclasses import dataclass
 from types import TracebackType
 
-from folio.settings import get_settings
+from base.settings import get_settings
 from sources.causes import causes
-
-
-class OverBudget(Exception):
-    """A page over one of its budgets; the message is the reason, for people."""
-
-
-class OutOfTime(BaseException):
-    """Raised in a thread whose time ran out. Not an Exception, so that no `except Exception` on the way
-    (in the engine or a library) swallows it; the caller of `TimeLimit` catches it."""
+from sources.failures import OutOfTime, OverBudget
 
 
 @dataclass(frozen=True)

@@ -4,11 +4,11 @@ engine worker processes that each load it."""
 import threading
 from functools import lru_cache, partial
 
+from base.engines import configured_engine, engine_config
+from base.settings import get_settings
 from engine.config import EngineConfig
 from engine.pipeline_models import pipeline_identity
 from engine.types import PageParser
-from folio.engines import configured_engine, engine_config
-from folio.settings import get_settings
 from pages.engine_processes import EngineProcesses, engine_on_cpu, load_engine
 
 

@@ -14,9 +14,9 @@ import pymupdf
 
 from engine.page_source import PageSource
 from engine.types import PageInput, PageParser, PageResult
-from pages.budget import OutOfTime, PageBudget, TimeLimit
+from pages.budget import PageBudget, TimeLimit
 from pages.pdf import open_pdf, page_graphics, page_input
-from sources.failures import is_transient, reason
+from sources.failures import OutOfTime, is_transient, reason
 
 T = TypeVar("T")
 R = TypeVar("R")

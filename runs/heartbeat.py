@@ -8,10 +8,10 @@ from contextlib import contextmanager
 
 from sqlalchemy import Engine
 
+from base.database import database
+from base.settings import get_settings
 from db.crashes import beat
 from db.session import session_scope
-from folio.database import database
-from folio.settings import get_settings
 
 log = logging.getLogger(__name__)
 

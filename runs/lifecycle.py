@@ -5,8 +5,11 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
+from base.database import database
+from base.migrate import upgrade
+from base.run_summary import FailedDocument, RunSummary
+from base.settings import get_settings
 from db.crashes import beat
-from db.migrate import upgrade
 from db.session import session_scope
 from db.statuses import FINISHED, DocumentStatus, FileOutcome, Registration, RunStatus
 from db.store import (
@@ -19,9 +22,6 @@ from db.store import (
     release_claims,
     start_run,
 )
-from folio.database import database
-from folio.run_summary import FailedDocument, RunSummary
-from folio.settings import get_settings
 from runs.recovery import recover_crashed_runs
 from runs.register import Registered
 

@@ -5,10 +5,10 @@ import uuid
 
 from sqlalchemy import Engine
 
+from base.settings import get_settings
 from db.crashes import RunningRun, mark_crashed, running_runs, tracks_processes
 from db.processes import machine
 from db.session import session_scope
-from folio.settings import get_settings
 
 log = logging.getLogger(__name__)
 

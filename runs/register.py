@@ -6,6 +6,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
+from base.settings import get_settings
 from db.session import session_scope
 from db.statuses import FINISHED, DocumentStatus, Registration
 from db.store import (
@@ -25,7 +26,6 @@ from db.store import (
     stored_page_numbers,
     unread_key,
 )
-from folio.settings import get_settings
 from sources.failures import BadDocument, is_transient, reason
 from sources.files import FileIdentity, HeldFile, hash_file, too_large
 

@@ -5,6 +5,8 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
+from base.engines import engine_identity
+from base.settings import get_settings
 from db.session import session_scope
 from db.statuses import Registration
 from db.store import (
@@ -18,8 +20,6 @@ from db.store import (
     documents_to_reprocess,
     fail_document,
 )
-from folio.engines import engine_identity
-from folio.settings import get_settings
 from runs.register import Registered, read_bytes, start_document
 from sources.failures import BadDocument
 from sources.files import FileIdentity

@@ -3,12 +3,20 @@ later try may not meet (transient: retried)."""
 
 import errno
 
-from pages.budget import OutOfTime, OverBudget
 from sources.causes import causes
 
 
 class BadDocument(Exception):
     """A file that cannot be processed, with a message a person can act on."""
+
+
+class OverBudget(Exception):
+    """A page over one of its budgets (pages/budget.py); the message is the reason, for people."""
+
+
+class OutOfTime(BaseException):
+    """Raised in a thread whose time ran out (pages/budget.py). Not an Exception, so that no `except Exception` on
+    the way (in the engine or a library) swallows it; the caller of `TimeLimit` catches it."""
 
 
 def unreadable(error: OSError) -> BadDocument:

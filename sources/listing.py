@@ -5,8 +5,8 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 
+from base.settings import get_settings
 from db.store import SourceFile
-from folio.settings import get_settings
 from sources.failures import unreadable
 
 _ESCAPE = re.compile(rb"\\(\\|x([0-9a-fA-F]{2}))")

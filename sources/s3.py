@@ -11,8 +11,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from base.settings import get_settings
 from db.store import SourceFile
-from folio.settings import get_settings
 from sources.failures import s3_error_code
 from sources.files import FileIdentity
 

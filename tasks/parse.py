@@ -7,8 +7,8 @@ from prefect import task
 from prefect.logging import get_run_logger
 from prefect.runtime import task_run
 
-from folio.database import run_database
-from folio.settings import get_settings
+from base.database import run_database
+from base.settings import get_settings
 from pages.batch import Batch, BatchReport, parse_batch_pages
 from pages.parser import engine_workers, get_pipeline
 from tasks.gpu import gpu_slot

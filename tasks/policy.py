@@ -12,7 +12,7 @@ from typing import Any
 from prefect.cache_policies import DEFAULT, NO_CACHE
 from prefect.tasks import exponential_backoff
 
-from folio.settings import get_settings
+from base.settings import get_settings
 from sources.failures import is_transient
 
 

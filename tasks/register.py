@@ -3,9 +3,9 @@
 from prefect import task
 from prefect.logging import get_run_logger
 
+from base.database import database
+from base.settings import get_settings
 from db.store import Claim, SourceFile
-from folio.database import database
-from folio.settings import get_settings
 from runs.register import Registered, register_files
 from tasks.policy import task_options
 

@@ -2,10 +2,10 @@
 
 from prefect import task
 
+from base.database import database
+from base.run_summary import RunSummary
+from base.settings import get_settings
 from db.store import Claim
-from folio.database import database
-from folio.run_summary import RunSummary
-from folio.settings import get_settings
 from runs.lifecycle import PageCounts, finish, open_run
 from runs.register import Registered
 from tasks.policy import task_options

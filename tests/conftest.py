@@ -22,12 +22,12 @@ os.environ["FOLIO_HOME"] = str(_SESSION_DIR / "home")
 # Derived models (the int8 recognizer, the formula model's graphs) are made once per test session.
 os.environ.setdefault("FOLIO_ENGINE_CACHE", str(_SESSION_DIR / "engines"))
 
-from db.migrate import upgrade  # noqa: E402
+from base.database import database as configured_database  # noqa: E402
+from base.migrate import upgrade  # noqa: E402
+from base.settings import get_settings  # noqa: E402
 from db.server import libpq_url, start_embedded  # noqa: E402
 from db.session import dispose_databases  # noqa: E402
 from engine.page_source import PageSource  # noqa: E402
-from folio.database import database as configured_database  # noqa: E402
-from folio.settings import get_settings  # noqa: E402
 
 
 @pytest.fixture(scope="session")

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import fasteners
 
+from base.settings import Settings
 from db.embedded import stop_abandoned
 from db.processes import ProcessId
 from folio.cli.progress import say
-from folio.settings import Settings
 
 log = logging.getLogger(__name__)
 

@@ -1,5 +1,5 @@
 """The `folio` command line: each command's handler, thin; arguments, errors and progress live beside it in
-folio.cli, the run's summary in folio.run_summary."""
+folio.cli, the run's summary in base.run_summary."""
 
 import argparse
 import logging
@@ -13,12 +13,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from base.run_summary import summary_lines
+from base.settings import Settings, get_settings
 from folio.cli.errors import ExitCode, Failed, UsageError, connection_error, debugging, report
 from folio.cli.parser import parse_arguments
 from folio.cli.preflight import check_database, check_source
 from folio.cli.progress import shown as progress_shown
-from folio.run_summary import summary_lines
-from folio.settings import Settings, get_settings
 
 if TYPE_CHECKING:
     from prefect.states import State
@@ -51,8 +51,8 @@ ORDER BY d.id, p.page_no, b.reading_order
 def cmd_run(args: argparse.Namespace) -> int:
     check_source(args.source)
     check_database()
+    from base.database import database
     from flows.nothing_new import record_if_nothing_new
-    from folio.database import database
     from sources.listing import path_uri
 
     source = args.source if args.source.startswith("s3://") else path_uri(Path(args.source))  # a name not UTF-8
@@ -110,9 +110,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_metrics(args: argparse.Namespace) -> int:
+    from base.database import database
     from folio.cli.serve import wait_for_interrupt
-    from folio.database import database
-    from folio.metrics import serve_metrics
+    from runs.metrics import serve_metrics
 
     server, _ = serve_metrics(args.host, args.port, database, get_settings().last_run_metrics)
     console.print(f"metrics: http://{args.host}:{args.port}/metrics — Ctrl-C stops", highlight=False)
@@ -124,16 +124,16 @@ def cmd_metrics(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
+    from base.database import database
     from db.query import search_blocks
-    from folio.database import database
 
     print_rows(*search_blocks(database(), args.query, limit=args.limit))
     return 0
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
+    from base.database import database
     from folio.annotate import annotate_page, load_document
-    from folio.database import database
 
     out = annotate_page(load_document(database(), args.document), args.page, Path(args.out), args.dpi)
     console.print(f"page {args.page} with its blocks drawn: {out}", highlight=False)
@@ -141,8 +141,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from base.database import database
     from folio.annotate import load_document
-    from folio.database import database
     from folio.report import write_report
 
     index = write_report(load_document(database(), args.document), Path(args.out), args.dpi)
@@ -167,8 +167,8 @@ def report_run(state: "State", source: str) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    from base.database import analyst_query
     from flows.digitize import digitize
-    from folio.database import analyst_query
     from folio.samples import write_samples
 
     folder = get_settings().home_dir / "samples"
@@ -186,9 +186,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from base.database import database
     from db.documents import DocumentFilter
     from db.export import export_files, one_export, write_exports
-    from folio.database import database
     from folio.formats import FORMATS
 
     chosen = DocumentFilter(tuple(args.id or ()), tuple(args.sha256 or ()), tuple(args.source or ()), args.since)
@@ -207,8 +207,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from base.database import database
     from db.export import one_export
-    from folio.database import database
     from folio.formats import to_markdown
 
     sys.stdout.write(to_markdown(one_export(database(), reference=args.document)))
@@ -246,10 +246,10 @@ def sql_rows(query: str, limit: int | None) -> tuple[list[str], list[tuple]]:
     a database that cannot be reached stays what it is (errors.explain: exit 2)."""
     import psycopg
 
+    from base.database import analyst_query
     from db.query import QueryRefused
     from db.roles import ReaderUnavailable
     from db.server import error_line
-    from folio.database import analyst_query
 
     try:
         return analyst_query(query, limit)
@@ -262,8 +262,8 @@ def sql_rows(query: str, limit: int | None) -> tuple[list[str], list[tuple]]:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    from base.database import database
     from db.query import status_counts
-    from folio.database import database
 
     for title, counts in status_counts(database()).items():
         print_rows([title, "status", "count"], [(title, status, count) for status, count in counts])
@@ -271,8 +271,8 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_db(args: argparse.Namespace) -> int:
-    from db.migrate import current_revision, downgrade, head_revision, upgrade
-    from folio.database import database
+    from base.database import database
+    from base.migrate import current_revision, downgrade, head_revision, upgrade
 
     db = database()
     if args.action == "grant-reader":
@@ -296,10 +296,10 @@ def cmd_db(args: argparse.Namespace) -> int:
 
 
 def cmd_engine(args: argparse.Namespace) -> int:
+    from base.engines import engine_config, vlm_config
     from engine.pipeline import build_pipeline
     from engine.runtime.select import cuda_visible, tensorrt_installed
     from engine.vlm import build_vlm_engine
-    from folio.engines import engine_config, vlm_config
 
     config = engine_config()
     vlm = get_settings().engine == "vlm"
@@ -354,7 +354,7 @@ def recover(command: str, settings: Settings) -> None:
 
     stop_leftovers(settings)
     if command in DATABASE_COMMANDS:
-        from folio.database import database
+        from base.database import database
         from runs.recovery import recover_crashed_runs
 
         recover_crashed_runs(database())

@@ -62,10 +62,10 @@ class VersionAction(argparse.Action):
         super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
 
     def __call__(self, parser, namespace, values, option_string=None) -> NoReturn:
-        from db.migrate import head_revision
+        from base.engines import engine_identity
+        from base.migrate import head_revision
         from engine import ENGINE_VERSION
         from folio import __version__
-        from folio.engines import engine_identity
 
         try:
             identity = engine_identity()

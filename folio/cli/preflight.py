@@ -13,7 +13,7 @@ def check_source(source: str) -> None:
 
 def check_database() -> None:
     """Connect once: an unreachable or refusing database fails here, in a line, not after the flow's retries."""
-    from folio.database import database
+    from base.database import database
 
     with database().connect():
         pass

@@ -14,7 +14,7 @@ import urllib.request
 from collections.abc import Callable
 from contextlib import suppress
 
-from folio.settings import Settings
+from base.settings import Settings
 
 STARTUP_SECONDS = 180
 STOP_SECONDS = 30  # how long a process may take to stop after SIGTERM before it is killed
@@ -84,8 +84,8 @@ def serve(settings: Settings, host: str, port: int, say: Callable[[str], None]) 
     metrics = None
     try:
         if settings.metrics_port is not None:
-            from folio.database import database
-            from folio.metrics import serve_metrics
+            from base.database import database
+            from runs.metrics import serve_metrics
 
             metrics, _ = serve_metrics(host, settings.metrics_port, database, settings.last_run_metrics)
             say(f"metrics: http://{host}:{settings.metrics_port}/metrics")

@@ -12,10 +12,10 @@ import pymupdf
 import pytest
 from sqlalchemy import Engine, select, text
 
+from base.settings import get_settings
 from db.models import Document, DocumentSource, Page
 from flows.digitize import digitize
 from folio.samples import PARAGRAPHS, PageSpec, born_digital_pdf
-from folio.settings import get_settings
 from pages.pdf import page_fingerprint
 from sources.listing import uri_path
 from tasks import parse, register  # the tasks call the names patched here

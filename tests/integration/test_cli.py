@@ -11,8 +11,8 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from base.migrate import head_revision
 from db.embedded import get_server
-from db.migrate import head_revision
 from db.passwords import passfile
 from db.server import start_embedded
 from engine import ENGINE_VERSION

@@ -11,11 +11,11 @@ import pytest
 from distributed import Client, LocalCluster
 from sqlalchemy import Engine
 
+from base.database import database as configured_database
+from base.settings import get_settings
 from db.export import write_exports
 from db.server import libpq_url
 from flows.digitize import digitize
-from folio.database import database as configured_database
-from folio.settings import get_settings
 from tests import pdfs
 from tests.integration.folio_process import FolioRun
 

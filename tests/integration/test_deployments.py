@@ -2,8 +2,8 @@
 
 from prefect import get_client
 
+from base.settings import Settings
 from deployments.definitions import register_deployments
-from folio.settings import Settings
 
 
 def test_deployments_register_with_their_schedule_and_forms():

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, func, select, text
 
+from base.database import database as configured_database
+from base.migrate import upgrade
+from base.settings import get_settings
 from db.export import write_exports
-from db.migrate import upgrade
 from db.models import Block, Document, DocumentSource, Page
 from flows.digitize import digitize
-from folio.database import database as configured_database
-from folio.settings import get_settings
 from pages.parser import stop_engine_workers
 from runs import register
 from tasks import parse  # the task calls the names patched here

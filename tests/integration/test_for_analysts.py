@@ -10,7 +10,9 @@ import pytest
 from sqlalchemy import Engine, text
 from sqlalchemy.engine import make_url
 
-from db.migrate import upgrade
+from base.database import database as configured_database
+from base.migrate import upgrade
+from base.settings import get_settings
 from db.query import search_blocks
 from db.roles import grant_reader
 from db.server import libpq_url
@@ -18,8 +20,6 @@ from db.session import dispose_databases
 from flows.digitize import digitize
 from folio.annotate import COLOURS
 from folio.cli import main as cli
-from folio.database import database as configured_database
-from folio.settings import get_settings
 from tests import pdfs
 
 

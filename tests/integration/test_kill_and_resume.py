@@ -14,14 +14,14 @@ import psycopg
 import pytest
 from sqlalchemy import Engine, text
 
+from base.database import database as configured_database
+from base.settings import Settings
 from db.embedded import Handles, get_server
 from db.export import write_exports
 from db.passwords import passfile
 from db.processes import ProcessId
 from db.server import libpq_url, start_embedded
 from flows.digitize import digitize
-from folio.database import database as configured_database
-from folio.settings import Settings
 from tests import pdfs
 from tests.integration.folio_process import FolioRun, wait_for_blocked_insert
 

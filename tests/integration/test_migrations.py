@@ -2,9 +2,9 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect
 
-from db.migrate import current_revision, downgrade, head_revision, upgrade
+from base.database import database as configured_database
+from base.migrate import current_revision, downgrade, head_revision, upgrade
 from db.models import Base
-from folio.database import database as configured_database
 from tests.schema import declared_checks
 
 TABLES = {"documents", "document_sources", "pages", "page_issues", "blocks", "tables", "table_cells", "formulas",

@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, text
 
+from base.engines import engine_identity
+from base.settings import get_settings
 from db.store import OTHER_VERSIONS, Selection
 from engine import ENGINE_VERSION
 from flows.digitize import digitize
 from flows.reprocess import reprocess
-from folio.engines import engine_identity
-from folio.settings import get_settings
 from runs.reopen import select_documents
 from tests import pdfs
 

@@ -5,11 +5,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, text
 
+from base.engines import engine_identity
 from db.store import OTHER_VERSIONS, Selection
 from flows.digitize import digitize
 from flows.reprocess import reprocess
 from folio.cli import main as cli
-from folio.engines import engine_identity
 from pages import parsing as page_parsing
 from tests import pdfs
 

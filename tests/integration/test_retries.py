@@ -13,12 +13,12 @@ from prefect.flow_engine import run_flow
 from prefect.states import AwaitingRetry
 from sqlalchemy import Engine, text
 
-from db.migrate import upgrade
+from base.database import database as configured_database
+from base.migrate import upgrade
+from base.settings import Settings
 from db.server import libpq_url, start_embedded
 from flows.digitize import RunFailed, digitize
-from folio.database import database as configured_database
 from folio.samples import PARAGRAPHS, PageSpec, born_digital_pdf
-from folio.settings import Settings
 from tasks import parse
 from tests.integration.folio_process import FolioRun, wait_for_blocked_insert
 

@@ -12,8 +12,8 @@ import boto3
 import pytest
 from sqlalchemy import text
 
-from folio.database import database as configured_database
-from folio.settings import Settings
+from base.database import database as configured_database
+from base.settings import Settings
 from tests import pdfs
 from tests.integration.folio_process import FolioProcess, FolioRun, free_port
 

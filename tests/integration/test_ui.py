@@ -16,10 +16,10 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import WebDriverWait
 from sqlalchemy import Engine, text
 
+from base.database import database as configured_database
+from base.settings import Settings
 from engine import ENGINE_VERSION
 from folio.cli import main as cli
-from folio.database import database as configured_database
-from folio.settings import Settings
 from tests import pdfs
 from tests.integration.folio_process import FolioProcess, free_port
 from tests.integration.stored import store_sample

@@ -11,11 +11,11 @@ from prefect import get_client
 from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
 from sqlalchemy import Engine, event, text
 
+from base.database import database as configured_database
+from base.settings import Settings, get_settings
 from db.store import Claim
 from flows.digitize import digitize
-from folio.database import database as configured_database
 from folio.samples import PARAGRAPHS, PageSpec, born_digital_pdf
-from folio.settings import Settings, get_settings
 from runs import register
 from sources.listing import list_source
 from tasks import parse

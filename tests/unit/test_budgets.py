@@ -6,8 +6,8 @@ import pymupdf
 import pytest
 
 from db.store import storable, storable_metadata
-from pages.budget import OutOfTime, OverBudget, PageBudget, TimeLimit
-from sources.failures import reason
+from pages.budget import PageBudget, TimeLimit
+from sources.failures import OutOfTime, OverBudget, reason
 from tests import pdfs
 
 

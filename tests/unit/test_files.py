@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from folio.settings import get_settings
+from base.settings import get_settings
 from sources.failures import BadDocument
 from sources.files import HeldFile, hash_file
 from sources.listing import list_source, path_uri, uri_path

@@ -1,4 +1,5 @@
-"""The layers of ../shared/design/ARCHITECTURE.md, read from the source: no forbidden import, no import cycle.
+"""The layers of ../shared/design/ARCHITECTURE.md, read from the source: every import between folders runs down
+the floors, no forbidden import, no import cycle.
 
 Every import counts, at the top of a module or inside a function; only those under `if TYPE_CHECKING:` do not
 (they never run).
@@ -10,18 +11,21 @@ from fnmatch import fnmatch
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("engine", "db", "tasks", "flows", "folio", "migrations", "sources", "pages", "validation", "runs")
-PLAIN = {"prefect", "tasks", "flows", "folio.cli"}  # what the plain packages behind the tasks never import
+# folio's folders from the ground floor up: a folder's modules import only those of the folders below it
+FLOORS = ("engine", "db", "validation", "migrations", "base", "sources", "pages", "runs", "tasks", "flows",
+          "deployments", "folio")
+PACKAGES = FLOORS
+PLAIN = {"prefect", "tasks", "flows", "folio"}  # what the plain packages behind the tasks never import
 FORBIDDEN = {  # a package's modules may not import these (packages or modules, with what lies under them)
     "engine": {"prefect", "sqlalchemy", "psycopg", "boto3", "db", "tasks", "flows", "folio", "sources", "pages",
-               "validation", "runs"},
-    "db": {"engine", "tasks", "flows", "folio", "sources", "pages", "validation", "runs"},
+               "validation", "runs", "base"},
+    "db": {"engine", "tasks", "flows", "folio", "sources", "pages", "validation", "runs", "base", "migrations"},
     "sources": PLAIN | {"engine", "validation", "runs"},
     "pages": PLAIN | {"runs"},
     "validation": PLAIN | {"db", "sqlalchemy", "sources", "pages", "runs"},
     "runs": PLAIN - {"prefect"},  # runs.recovery asks Prefect's API which flow runs it ended
-    "tasks": {"flows", "folio.cli"},
-    "flows": {"folio.cli"},
+    "tasks": {"flows", "folio"},
+    "flows": {"folio"},
 }
 
 
@@ -112,6 +116,19 @@ def test_no_layer_imports_what_it_must_not():
     assert broken == []
 
 
+def test_every_import_between_folders_runs_down_the_floors():
+    floor = {package: height for height, package in enumerate(FLOORS)}
+    uphill = sorted(f"{module} imports {name}" for module, names in import_graph().items() for name in names
+                    if floor[name.split(".")[0]] > floor[module.split(".")[0]])
+    assert uphill == []
+
+
+def test_every_folder_of_code_has_its_floor():
+    """A new folder of folio's code is placed on a floor before it is used (tests and benchmarks stand outside)."""
+    folders = {path.parent.name for path in ROOT.glob("[!.]*/*.py")} - {"tests", "benchmarks"}
+    assert folders == set(FLOORS)
+
+
 def test_no_import_cycles():
     assert cycles(import_graph()) == []
 
@@ -131,7 +148,7 @@ def test_the_checks_see_a_cycle_and_skip_type_checking_imports():
                      "def f():\n    from db import models\n")
     assert runtime_imports(tree) == {"typing", "typing.TYPE_CHECKING", "db", "db.models"}
     assert banned("folio.cli.errors", {"folio.cli"}) and banned("folio.cli", {"folio.cli"})
-    assert not banned("folio.settings", {"folio.cli"}) and not banned("dbx", {"db"})
+    assert not banned("base.settings", {"folio.cli"}) and not banned("dbx", {"db"})
 
 
 def test_every_package_is_installed():

@@ -8,9 +8,9 @@ import pytest
 from prometheus_client import CollectorRegistry, generate_latest
 from sqlalchemy import create_engine
 
-from folio.metrics import DATABASE_GAUGES, RUN_METRICS, DatabaseCollector, LastRunCollector, RunCollector, write_run
-from folio.run_metrics import BatchMetrics, RunMetrics
-from folio.run_summary import FailedDocument, RunSummary
+from base.run_metrics import BatchMetrics, RunMetrics
+from base.run_summary import FailedDocument, RunSummary
+from runs.metrics import DATABASE_GAUGES, RUN_METRICS, DatabaseCollector, LastRunCollector, RunCollector, write_run
 from sources.failures import reason_class
 
 MONITORING = Path(__file__).resolve().parents[2] / "deployments" / "monitoring"

@@ -4,9 +4,9 @@ import pytest
 from prefect.task_runners import ThreadPoolTaskRunner
 from prefect_dask import DaskTaskRunner
 
+from base.settings import get_settings
 from flows.digitize import digitize
 from flows.reprocess import reprocess
-from folio.settings import get_settings
 
 
 @pytest.fixture

@@ -1,9 +1,7 @@
 """A run's summary for people: short lines, the failed and quarantined files by name with why, then a count; the
 artifact's table from the same figures."""
 
-from db.models import Document, Page, Run
-from db.statuses import FileOutcome, RunStatus
-from folio.run_summary import (
+from base.run_summary import (
     FAILED_SQL,
     QUARANTINED_SQL,
     FailedDocument,
@@ -12,6 +10,8 @@ from folio.run_summary import (
     summary_lines,
     summary_table,
 )
+from db.models import Document, Page, Run
+from db.statuses import FileOutcome, RunStatus
 from tests.schema import declared_checks
 
 

@@ -4,13 +4,13 @@ import socket
 
 from sqlalchemy import Engine
 
+from base.settings import Settings, get_settings
 from db.identity import DatabaseIdentity, database_identity, shown_url
 from db.passwords import passfile, password
 from db.query import read_only_query
 from db.roles import READER
 from db.server import sqlalchemy_url, start_embedded
 from db.session import pooled_database
-from folio.settings import Settings, get_settings
 
 
 def database_url(settings: Settings | None = None) -> str:

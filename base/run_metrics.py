@@ -1,5 +1,5 @@
 """What a run measured for monitoring, batch by batch: page seconds by stage, batch seconds, retries, failed pages
-by the class of their reason, pages read by OCR and by its fallback. folio.metrics renders them for Prometheus."""
+by the class of their reason, pages read by OCR and by its fallback. runs.metrics renders them for Prometheus."""
 
 from collections import Counter
 from dataclasses import dataclass, field

@@ -21,11 +21,11 @@ from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.registry import Collector
 from sqlalchemy import Engine
 
+from base.migrate import upgrade
+from base.run_metrics import RunMetrics
+from base.run_summary import RunSummary
 from db.metrics import Sample, database_state
-from db.migrate import upgrade
 from db.statuses import DocumentStatus, FileOutcome, PageStatus, RunStatus
-from folio.run_metrics import RunMetrics
-from folio.run_summary import RunSummary
 from sources.failures import reason_class
 
 log = logging.getLogger(__name__)

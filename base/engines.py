@@ -1,9 +1,9 @@
 """The engine FOLIO_ENGINE names, configured from the settings in one place: its configuration and its identity."""
 
+from base.settings import Settings, get_settings
 from engine.config import EngineConfig, VlmConfig
 from engine.identity import Identity
 from engine.runtime.onnx import threads_per_worker
-from folio.settings import Settings, get_settings
 
 
 def engine_config(settings: Settings | None = None) -> EngineConfig:
