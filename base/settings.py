@@ -45,10 +45,11 @@ class Settings(BaseSettings):
     engine_cache_dir: Path | None = Field(default=None, alias="FOLIO_ENGINE_CACHE", description="where derived "
                                           "models are kept (TensorRT plans, int8 and exported graphs); unset: "
                                           "engines/ under home")
-    ocr_int8: bool = Field(default=PIPELINE.ocr_int8, description="on CPU, read text lines with the recognizer "
+    ocr_int8: bool = Field(default=PIPELINE.ocr_int8, description="on CPU, read text lines with small's recognizer "
                            "quantized to int8 (made once into the engine cache); false: the float model")
-    cpu_bf16: bool = Field(default=PIPELINE.cpu_bf16, description="on CPU, run the formula encoder with OpenVINO in "
-                           "bfloat16 where the CPU computes it natively (AVX512-BF16, AMX); false: in float32")
+    cpu_bf16: bool = Field(default=PIPELINE.cpu_bf16, description="on CPU, run the formula encoder and tiny's text "
+                           "recognizer with OpenVINO in bfloat16 where the CPU computes it natively (AVX512-BF16, "
+                           "AMX); false: in float32")
     engine: str = Field(default="pipeline", pattern="^(pipeline|vlm)$", description="pipeline (text layer, OCR, "
                         "layout, table and formula models) or vlm (a vision-language model behind an OpenAI-compatible "
                         "server)")

@@ -16,8 +16,8 @@ class EngineConfig:
     engine_cache: Path | None = None  # where TensorRT plans, int8 variants and exported graphs are kept
     formula_model: str = "auto"  # auto | none | junia | a folder with a checkpoint
     threads: int = 0  # intra-op threads of each model on CPU; 0: every core (see threads_per_worker)
-    ocr_int8: bool = True  # on CPU, read text lines with the recognizer quantized to int8 (engine/runtime/quantize.py)
-    cpu_bf16: bool = True  # on CPU, the formula encoder in bfloat16 where the CPU computes it (runtime/openvino.py)
+    ocr_int8: bool = True  # on CPU, small's recognizer quantized to int8 (engine/runtime/quantize.py)
+    cpu_bf16: bool = True  # on CPU, the formula encoder and tiny's recognizer in bfloat16 where the CPU has it
 
 
 RESULT_FIELDS = ("ocr_dpi", "max_page_pixels", "ocr_int8", "cpu_bf16")  # the EngineConfig fields results depend on

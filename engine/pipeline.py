@@ -2,7 +2,7 @@
 
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
+from functools import partial
 
 from engine import ENGINE_VERSION
 from engine.config import PIPELINE_DEFAULTS, EngineConfig
@@ -83,12 +83,13 @@ def build_pipeline(config: EngineConfig = PIPELINE_DEFAULTS) -> Pipeline:
     device, cache, threads = config.device, config.engine_cache, config.threads
     detector = load_text_detector(files.det, device, cache, threads)
 
-    def reading(path: Path) -> Path:
-        return cpu_recognizer(path, cache, config.ocr_int8)
-
+    reading = partial(cpu_recognizer, cache_dir=cache, int8=config.ocr_int8)
+    bf16 = files.rec_bf16 and config.cpu_bf16  # tiny's recognizer: in bfloat16 on OpenVINO, not in int8
     models = {
         "text detection": detector.model,
-        "text recognition": load_onnx_model(files.rec, device, REC_PROFILE, cache, threads, cpu_variant=reading),
+        "text recognition": load_onnx_model(files.rec, device, REC_PROFILE, cache, threads,
+                                            cpu_variant=partial(reading, int8=False) if bf16 else reading,
+                                            openvino="bf16" if bf16 else None),
         "text recognition again": files.reread and load_onnx_model(files.reread, device, REC_PROFILE, cache, threads,
                                                                    cpu_variant=reading),
         "text direction": files.cls and load_onnx_model(files.cls, device, CLS_PROFILE, cache, threads),

@@ -63,14 +63,18 @@ def onnx_or_openvino(path: Path, device: str, threads: int = 0, arena: bool = Tr
     or not; on CPU `cpu_variant` may give another file to load in its place (an int8 variant).
 
     Where the model runs on CPU and `openvino` names a precision ("bf16" or "f32"), OpenVinoModel in that precision
-    instead, if OpenVINO is installed (bf16 only where the CPU computes it; engine/runtime/openvino.py); without the
-    arena it is compiled for each input shape, which keeps smaller buffers.
+    instead (of the variant too), if OpenVINO is installed (bf16 only where the CPU computes it;
+    engine/runtime/openvino.py); without the arena it is compiled for each input shape, which keeps smaller buffers.
     """
     on_cpu = choose_providers(device)[0][0] == "CPUExecutionProvider"
     if on_cpu and openvino and find_spec("openvino") is not None:
         from engine.runtime.openvino import OpenVinoModel
 
-        return OpenVinoModel(path, threads, bf16=openvino == "bf16", static_shapes=not arena)
+        model = OpenVinoModel(cpu_variant(path) if cpu_variant else path, threads, bf16=openvino == "bf16",
+                              static_shapes=not arena)
+        if cpu_variant is not None:
+            model.why = f"{model.why}; {model.path.name}, made from {path.name} for CPU"
+        return model
     if on_cpu and cpu_variant is not None:
         model = OnnxModel(cpu_variant(path), device, threads, arena)
         model.why = f"{model.why}; {model.path.name}, made from {path.name} for CPU"

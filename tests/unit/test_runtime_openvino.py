@@ -1,13 +1,18 @@
-"""OpenVINO on CPU: the text detector's maps as ONNX Runtime computes them, thread-safe calls, and the fallback to
-ONNX Runtime where OpenVINO is not installed."""
+"""OpenVINO on CPU: the text detector's maps as ONNX Runtime computes them, thread-safe calls, the fallback to
+ONNX Runtime where OpenVINO is not installed, and tiny's recognizer in bfloat16."""
 
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+import pymupdf
 import pytest
 
+from engine.config import EngineConfig
 from engine.ocr.detector import load_text_detector, normalize
 from engine.ocr.models import find_ocr_models
+from engine.ocr.recognizer import TextRecognizer
+from engine.pipeline import build_pipeline
+from engine.render import render_page
 from engine.runtime import OnnxModel, select
 from engine.runtime.openvino import OpenVinoModel
 
@@ -71,3 +76,19 @@ def test_compiled_per_shape_gives_the_maps_of_the_graph_for_any_shape(page: np.n
     for image in (page, taller, page):
         np.testing.assert_allclose(per_shape(image), any_shape(image), atol=1e-4)
     assert "compiled for each input shape" in per_shape.why
+
+
+def test_tinys_recognizer_runs_on_openvino_and_smalls_on_onnx_runtime_in_int8():
+    models = build_pipeline(EngineConfig(device="cpu", formula_model="none", ocr_models="two-pass")).models
+    first, again = models["text recognition"], models["text recognition again"]
+    assert isinstance(first, OpenVinoModel) and first.path.parent.name == "reading"  # tiny's reading graph, float
+    assert isinstance(again, OnnxModel) and again.path.parent.name == "int8"
+    document = pymupdf.open()
+    page = document.new_page(width=300, height=40)
+    page.insert_text((10, 25), "Harbour ledgers 1890-1935", fontname="Times-Roman", fontsize=14)
+    line = render_page(page, 150 / 72)[10:75, 10:560]
+    files = find_ocr_models(tier="two-pass")
+    assert TextRecognizer(first, files.keys)([line])[0][0] == "Harbour ledgers 1890-1935"
+    plain = build_pipeline(EngineConfig(device="cpu", formula_model="none", ocr_models="two-pass",
+                                        cpu_bf16=False)).models["text recognition"]
+    assert isinstance(plain, OnnxModel)
