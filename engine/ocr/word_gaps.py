@@ -34,10 +34,10 @@ def spaced(chars: list[str], centres: np.ndarray, crop: np.ndarray) -> str:
             count += 1
         elif 0 < count < len(glyphs):
             read_space[count] = True
-    blank = _blank_columns(crop)
-    if blank is None or len(glyphs) < 2:
+    columns = _blank_columns(crop)
+    if columns is None or len(glyphs) < 2:
         return "".join(chars)
-    gaps = _widest_blanks(blank, np.array([x for _, x in glyphs[:-1]]), np.array([x for _, x in glyphs[1:]]))
+    gaps = _widest_blanks(columns, np.array([x for _, x in glyphs[:-1]]), np.array([x for _, x in glyphs[1:]]))
     spaces = [gap for gap, space in zip(gaps, read_space[1:]) if space]
     letters = [gap for gap, space in zip(gaps, read_space[1:]) if not space]
     bar = max(MIN_WORD_GAP * crop.shape[0], SPACE_SHARE * float(np.median(spaces)) if len(spaces) >= 2 else 0.0,
@@ -53,7 +53,7 @@ def spaced(chars: list[str], centres: np.ndarray, crop: np.ndarray) -> str:
 def _word_edge(before: str, after: str) -> bool:
     """Whether a word may end where `before` does and the next begin with `after`."""
     end = before[-1]
-    if end.isdigit() and after.isdigit() or end in ".," and before[-2:-1].isdigit() and after.isdigit():
+    if after.isdigit() and (end.isdigit() or (end in ".," and before[-2:-1].isdigit())):
         return False
     return (end.isalnum() or end in ENDS_WORD) and (after.isalnum() or after in STARTS_WORD)
 
@@ -70,9 +70,9 @@ def _blank_columns(crop: np.ndarray) -> np.ndarray | None:
     return ~ink.any(axis=0)
 
 
-def _widest_blanks(blank: np.ndarray, lefts: np.ndarray, rights: np.ndarray) -> np.ndarray:
-    """The widest run of blank columns between each left and right place, in columns."""
-    edges = np.diff(np.concatenate(([0], blank.astype(np.int8), [0])))
+def _widest_blanks(columns: np.ndarray, lefts: np.ndarray, rights: np.ndarray) -> np.ndarray:
+    """The widest run of blank columns (`columns` True) between each left and right place, in columns."""
+    edges = np.diff(np.concatenate(([0], columns.astype(np.int8), [0])))
     starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
     if not starts.size:
         return np.zeros(len(lefts))
