@@ -109,7 +109,7 @@ def split_at_gaps(image: np.ndarray, detections: list[Detection]) -> list[Detect
             continue
         grey = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_RGB2GRAY) if image.ndim == 3 else image[y0:y1, x0:x1]
         _, ink = cv2.threshold(grey, 0, 1, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
-        pieces = _inked_spans(ink.any(axis=0), SPLIT_GAP * detection.line_height)
+        pieces = column_runs(ink.any(axis=0), SPLIT_GAP * detection.line_height)
         if len(pieces) < 2:
             out.append(detection)
             continue
@@ -122,8 +122,8 @@ def split_at_gaps(image: np.ndarray, detections: list[Detection]) -> list[Detect
     return out
 
 
-def _inked_spans(columns: np.ndarray, gap: float) -> list[tuple[int, int]]:
-    """(start, end) of the runs of inked columns, runs closer than `gap` joined."""
+def column_runs(columns: np.ndarray, gap: float) -> list[tuple[int, int]]:
+    """(start, end) of the runs of True columns (inked, or blank), runs closer than `gap` joined (1: none)."""
     inked = np.flatnonzero(columns)
     if not len(inked):
         return []

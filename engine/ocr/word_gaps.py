@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from engine.ink import blank
+from engine.ocr.detector import column_runs
 
 MIN_WORD_GAP = 0.22  # line heights: on scans 95% of the word gaps were wider, all but 0.1% of the others narrower
 SPACE_SHARE = 0.7  # of the median gap at the spaces the recognizer did read (two or more on the line)
@@ -72,9 +73,8 @@ def _blank_columns(crop: np.ndarray) -> np.ndarray | None:
 
 def _widest_blanks(columns: np.ndarray, lefts: np.ndarray, rights: np.ndarray) -> np.ndarray:
     """The widest run of blank columns (`columns` True) between each left and right place, in columns."""
-    edges = np.diff(np.concatenate(([0], columns.astype(np.int8), [0])))
-    starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
-    if not starts.size:
+    runs = np.array(column_runs(columns, 1)).reshape(-1, 2)
+    if not len(runs):
         return np.zeros(len(lefts))
-    inside = np.minimum(ends[None], rights[:, None]) - np.maximum(starts[None], lefts[:, None])
+    inside = np.minimum(runs[None, :, 1], rights[:, None]) - np.maximum(runs[None, :, 0], lefts[:, None])
     return np.clip(inside, 0, None).max(axis=1)
