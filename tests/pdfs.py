@@ -239,3 +239,43 @@ def statistics_pdf(folder: Path, name: str = "statistics.pdf") -> Path:
     document.save(path)
     document.close()
     return path
+
+
+WRAPPED_STATISTICS = [
+    (["Municipal waste collected", "separately for recycling"], ["49.7", "92.0", "1,204", "-3.1"]),
+    (["Mining and quarrying"], ["7.3", "23,374", "618", "+0.4"]),
+    (["Passenger cars registered", "for the first time in the", "reporting year"], ["12.8", "641,475", "2,980", "n/a"]),
+    (["Electricity, gas and steam", "supply"], ["949.7", "975,492", "40,116", "+12.6"]),
+    (["Visits to general", "practitioners per inhabitant"], ["(15.0)", "965,533", "7,002", "-0.2"]),
+]
+
+
+def wrapped_statistics_pdf(folder: Path, name: str = "wrapped.pdf") -> Path:
+    """A statistical table set without rules under a paragraph and a title: row labels wrapped over two or three
+    lines in a stub 130 pt wide, the figures on each label's last line in four right-aligned columns 40 pt
+    apart (the widest figures 9 pt apart), a note under it."""
+    document = pymupdf.open()
+    page = document.new_page(width=612, height=792)
+    page.insert_text((72, 90), "Estimates are based on a sample of households and are subject to sampling error.",
+                     fontname="Helvetica", fontsize=10)
+    page.insert_text((72, 120), "Table 7. Environment and transport", fontname="Helvetica-Bold", fontsize=10)
+    rights = [232.0, 272.0, 312.0, 352.0]  # the figure columns' right edges
+    line = 140.0
+    page.insert_text((74, line), "Sector", fontname="Helvetica-Bold", fontsize=9)
+    for right, year in zip(rights, ["2019", "2020", "2021", "2022"]):
+        page.insert_text((right - pymupdf.get_text_length(year, "Helvetica-Bold", 9), line), year,
+                         fontname="Helvetica-Bold", fontsize=9)
+    for label, figures in WRAPPED_STATISTICS:
+        for part in label:
+            line += 12
+            page.insert_text((74, line), part, fontname="Helvetica", fontsize=9)
+        for right, text in zip(rights, figures):
+            page.insert_text((right - pymupdf.get_text_length(text, "Helvetica", 9), line), text, fontname="Helvetica",
+                             fontsize=9)
+        line += 3
+    page.insert_text((72, line + 20), "Note: figures may not add up to totals because of rounding.",
+                     fontname="Helvetica", fontsize=8)
+    path = folder / name
+    document.save(path)
+    document.close()
+    return path

@@ -7,7 +7,8 @@ word gap, a space goes there (as Tesseract spaces words: by the gaps between its
 MIN_WORD_GAP line heights; on a line whose letters stand far apart (a monospaced listing: `console.log(`) or whose
 spaces are wide, the bar rises with them. A space only goes between a word's end (a letter, a figure, a closing
 mark) and a word's start (a letter, a figure, an opening bracket): never before a comma, inside brackets, between
-two figures or after a figure's decimal point or thousands separator (a narrow "1" stands far from its neighbours).
+two figures or after a figure's decimal point or thousands separator (a narrow "1" stands far from its neighbours),
+unless two digits stand as far apart as a table's cells (CELL_GAP line heights).
 """
 
 import cv2
@@ -17,6 +18,7 @@ from engine.ink import blank
 from engine.ocr.detector import column_runs
 
 MIN_WORD_GAP = 0.22  # line heights: on scans 95% of the word gaps were wider, all but 0.1% of the others narrower
+CELL_GAP = 0.5  # line heights: two digits this far apart stand in two table cells ("16.1   718,631")
 SPACE_SHARE = 0.7  # of the median gap at the spaces the recognizer did read (two or more on the line)
 LETTER_FACTOR = 1.5  # times the 75th percentile of the gaps between the line's letters
 BAND = (0.15, 0.85)  # rows ink is looked for in, as shares of the line's height (not a neighbour's descenders)
@@ -35,7 +37,7 @@ def spaced(chars: list[str], centres: np.ndarray, crop: np.ndarray) -> str:
             count += 1
         elif 0 < count < len(glyphs):
             read_space[count] = True
-    columns = _blank_columns(crop)
+    columns = blank_columns(crop)
     if columns is None or len(glyphs) < 2:
         return "".join(chars)
     gaps = _widest_blanks(columns, np.array([x for _, x in glyphs[:-1]]), np.array([x for _, x in glyphs[1:]]))
@@ -45,26 +47,34 @@ def spaced(chars: list[str], centres: np.ndarray, crop: np.ndarray) -> str:
               LETTER_FACTOR * float(np.percentile(letters, 75)) if letters else 0.0)
     text = glyphs[0][0]
     for (char, _), gap, space in zip(glyphs[1:], gaps, read_space[1:]):
-        if space or (gap >= bar and _word_edge(text, char)):
+        cells = gap >= CELL_GAP * crop.shape[0] and text[-1].isdigit() and char.isdigit()
+        if space or cells or (gap >= bar and _word_edge(text, char)):
             text += " "
         text += char
     return text
 
 
+def _figures(before: str, after: str) -> bool:
+    """Whether `before` ends in a figure (or its decimal point or separator) and `after` starts one."""
+    end = before[-1]
+    return after.isdigit() and (end.isdigit() or (end in ".," and before[-2:-1].isdigit()))
+
+
 def _word_edge(before: str, after: str) -> bool:
     """Whether a word may end where `before` does and the next begin with `after`."""
     end = before[-1]
-    if after.isdigit() and (end.isdigit() or (end in ".," and before[-2:-1].isdigit())):
+    if _figures(before, after):
         return False
     return (end.isalnum() or end in ENDS_WORD) and (after.isalnum() or after in STARTS_WORD)
 
 
-def _blank_columns(crop: np.ndarray) -> np.ndarray | None:
-    """For each column of the crop, whether the middle band of the line has no ink there; None: no ink at all."""
+def blank_columns(crop: np.ndarray, rows: tuple[float, float] = BAND) -> np.ndarray | None:
+    """For each column of the crop, whether the band `rows` of the line (shares of its height) has no ink there;
+    None: no ink at all."""
     grey = cv2.cvtColor(crop, cv2.COLOR_RGB2GRAY) if crop.ndim == 3 else crop
     height = grey.shape[0]
-    top = int(BAND[0] * height)
-    band = np.ascontiguousarray(grey[top:max(int(BAND[1] * height), top + 1)])
+    top = int(rows[0] * height)
+    band = np.ascontiguousarray(grey[top:max(int(rows[1] * height), top + 1)])
     if blank(band):
         return None
     _, ink = cv2.threshold(band, 0, 1, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)

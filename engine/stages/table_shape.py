@@ -12,7 +12,8 @@ Table finders work line by line, so what a reader takes in at a glance comes out
   under one cell of the row above continues those cells;
 - a header that spans the columns under it ("2019" over "Men" and "Women"), found in one of them: it
   widens over the columns of the header row below that are nearer to it than to any other header of its
-  row; a header with nothing under it spans the header rows down.
+  row; a header with nothing under it spans the header rows down, one in the lowest header row with nothing
+  above it (a stub header set at the foot of the header) spans them up.
 
 Every cut and join needs the cells' boxes on the page to confirm what the text suggests (the lines of a
 wrapped label or header lie a line apart); a table without them is left as it is.
@@ -217,7 +218,8 @@ def _text_at(table: Table, row: int, cell: TableCell) -> bool:
 
 def widened_headers(table: Table) -> Table:
     """Spanning headers widened over the columns of the header row below nearer to them than to any other header
-    of their row; a top header with nothing under it spans the header rows down."""
+    of their row; a top header with nothing under it spans the header rows down, a bottom one with nothing above
+    it spans them up."""
     rows = _header_rows(table)
     if rows < 2 or table.rows <= rows:
         return table
@@ -246,6 +248,10 @@ def widened_headers(table: Table) -> Table:
                                                                                         cell.col_span)]
         if all(u is None or not u.text for u in under):
             cell.row_span, changed = rows, True
+    for cell in (c for c in cells if c.row == rows - 1 and c.text and c.row_span == 1):
+        if not any(other.text and other.row < cell.row and other.col < cell.col + cell.col_span
+                   and cell.col < other.col + other.col_span for other in cells):
+            cell.row, cell.row_span, changed = 0, rows, True
     if not changed:
         return table
     cells = [c for c in cells if not (c.row < rows and not c.text and c.row_span == 1 and c.col_span == 1)]

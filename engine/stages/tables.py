@@ -5,9 +5,11 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from statistics import median
 
 import cv2
 
+from engine.figure_runs import FIGURE, body_figure, cut_figure_runs
 from engine.geometry import Row, area, center_inside, mean_confidence, merged_spans, overlaps, text_rows, union
 from engine.marks import MARKS, mark_lines
 from engine.rules import Rule, rules_from_boxes, rules_from_image
@@ -16,7 +18,7 @@ from engine.stages.blocks import join_lines
 from engine.stages.classify import CAPTION
 from engine.stages.figures import MAX_AREA, MAX_SCAN_PICTURE
 from engine.stages.table_shape import join_wrapped_rows, reshaped
-from engine.stages.text_tables import aligned_regions
+from engine.stages.text_tables import MAX_WORDS, aligned_regions, beside_first
 from engine.table_grid import make_table
 from engine.types import BBox, Block, Line, PageState, Region, Table, TableCell
 
@@ -25,9 +27,8 @@ MAX_RULE_GAP = 300.0  # points: rules further apart than this do not frame one t
 MIN_LAYOUT_SCORE = 0.5  # layout-model table regions scored lower are too often figures or text
 MIN_COLUMN_ROWS = 0.3  # share of a layout table region's rows that must hold two or more pieces of text
 COVERAGE_STEP = 0.05  # shares of the text held that differ by less are as good as equal
+COLUMN_OVERLAP = 1.0  # points two pieces must overlap by to stand in one column
 MIN_SPAN_OVERLAP = 0.15  # share of a fragment's height inside a neighbouring row that makes it span that row
-FIGURE = re.compile(r"[-+−–(]?[$€£]?\d[\d,.\s]*%?\)?")  # a figure as tables print it: 1,234.5  (12)  -3%  $40
-YEAR = re.compile(r"(1[89]|20)\d\d")  # a header's year, not a figure
 FIGURE_CAPTION = re.compile(r"^(figure|fig\.|chart|graph|plate|map|exhibit|photo)\s*[0-9ivxlc]", re.IGNORECASE)
 CAPTION_GAP = 2.0  # line heights between a picture and its caption, at most
 MIN_FIGURE_SHARE = 0.5  # of the pieces beside a row's first: an aligned table in a picture region holds figures
@@ -91,12 +92,16 @@ class TableFrame:
         marks = mark_lines(grey, page.image_scale, lines)
         read = {id(reading) for _, reading in marks if reading is not None}
         originals |= {id(mark): originals.get(id(reading), reading) for mark, reading in marks if reading is not None}
-        return cls([line for line in lines if id(line) not in read] + [mark for mark, _ in marks],
+        lines = [line for line in lines if id(line) not in read] + [mark for mark, _ in marks]
+        cut = cut_figure_runs(lines, grey, page.image_scale)
+        originals |= {id(piece): originals.get(id(line), line) for line in lines for piece in cut.get(id(line), [])}
+        return cls([piece for line in lines for piece in cut.get(id(line), [line])],
                    rules_from_image(grey, page.image_scale), regions, angle, centre, originals)
 
     def on_page(self, lines: list[Line]) -> list[Line]:
-        """The page's own lines for lines of this frame."""
-        return [self.originals.get(id(line), line) for line in lines]
+        """The page's own lines for lines of this frame (a line cut into pieces once)."""
+        return list({id(original): original for original in (self.originals.get(id(line), line)
+                                                             for line in lines)}.values())
 
     def page_box(self, box: BBox) -> BBox:
         """A box of this frame on the page: the box around its corners turned back."""
@@ -147,21 +152,44 @@ def _captioned_figure(box: BBox, lines: list[Line]) -> bool:
 
 def layout_tables(regions: list[Region], lines: list[Line], rules: list[Rule]) -> list[Candidate]:
     """Tables in the layout model's table regions of a rendered page: cells from the rules detected in the
-    region and the alignment of the OCR'd lines, the box drawn tight around them (a caption in the region left
-    out); a region whose text does not look tabular (a figure the model took for a table) gives none."""
+    region and the alignment of the OCR'd lines, the box drawn tight around them (a caption, and prose above or
+    below the rows, left out); a region whose text does not look tabular (a figure the model took for a table)
+    gives none. A region over two or more tables that line up apart (tables stacked under their captions) gives
+    each of them."""
     found: list[Candidate] = []
+    aligned = aligned_regions(lines)
     for region in sorted((r for r in regions if r.type == "table" and r.score >= MIN_LAYOUT_SCORE),
                          key=lambda r: -r.score):
-        inside = [line for line in _inside(lines, region.bbox) if not CAPTION.match(line.text)]
-        if not inside or not _has_columns(inside) or any(overlaps(region.bbox, other) for other, _ in found):
-            continue
-        members = [rule for rule in rules if center_inside(_widened(rule), region.bbox)]
-        box = tuple(float(v) for v in union([line.bbox for line in inside] + [(r.x0, r.y0, r.x1, r.y1)
-                                                                               for r in members]))
-        table = build_table(box, inside, members)
-        if table is not None:
-            found.append((box, table))
+        parts = [box for box in aligned if center_inside(box, region.bbox)]
+        for part in parts if len(parts) >= 2 else [region.bbox]:
+            if not any(overlaps(part, other) for other, _ in found):
+                found += _layout_table(part, lines, rules)
     return found
+
+
+def _layout_table(region: BBox, lines: list[Line], rules: list[Rule]) -> list[Candidate]:
+    inside = _without_prose_ends([line for line in _inside(lines, region) if not CAPTION.match(line.text)])
+    if not inside or not _has_columns(inside):
+        return []
+    members = [rule for rule in rules if center_inside(_widened(rule), region)]
+    box = tuple(float(v) for v in union([line.bbox for line in inside] + [(r.x0, r.y0, r.x1, r.y1) for r in members]))
+    table = build_table(box, inside, members)
+    return [] if table is None else [(box, table)]
+
+
+def _without_prose_ends(lines: list[Line]) -> list[Line]:
+    """The lines but the rows of one piece of prose above the first row of two or more pieces and below the last,
+    set from the rows' left edge (a paragraph, a note or a source the layout model's table region took in; a
+    cell's text wrapped under the last row stands in its column)."""
+    rows = text_rows(lines)
+    split = [index for index, row in enumerate(rows) if len(row.lines) >= 2]
+    if not split:
+        return lines
+    left = min(line.bbox[0] for index in split for line in rows[index].lines)
+    height = median(line.height for line in lines)
+    prose = {index for index, row in enumerate(rows) if (index < split[0] or index > split[-1])
+             and len(row.lines[0].text.split()) > MAX_WORDS and row.lines[0].bbox[0] <= left + height}
+    return [line for index, row in enumerate(rows) if index not in prose for line in row.lines]
 
 
 def aligned_tables(lines: list[Line], rules: list[Rule], taken: list[BBox],
@@ -185,14 +213,9 @@ def aligned_tables(lines: list[Line], rules: list[Rule], taken: list[BBox],
 
 def _figure_share(lines: list[Line]) -> float:
     """The share of the pieces beside each row's first that are figures or check boxes."""
-    beside = [line for row in text_rows(lines) for line in _beside_first(row)]
+    beside = [line for row in text_rows(lines) for line in beside_first(row)]
     return sum(1 for line in beside if FIGURE.fullmatch(line.text.strip()) or line.text in MARKS) / len(
         beside) if beside else 0.0
-
-
-def _beside_first(row: Row) -> list[Line]:
-    """The row's pieces right of its first, left to right."""
-    return sorted(row.lines, key=lambda line: line.bbox[0])[1:]
 
 
 def choose_tables(own: list[Candidate], found: list[Candidate], lines: list[Line],
@@ -332,11 +355,15 @@ def _looks_tabular(lines: list[Line], region: BBox) -> bool:
 
 
 def _has_columns(lines: list[Line]) -> bool:
-    """Two or more rows of text in two or more columns, and at least MIN_COLUMN_ROWS of all rows (the rest may be
-    text wrapped inside cells)."""
+    """Two or more rows of text in two or more columns, and at least MIN_COLUMN_ROWS of the other rows: beside
+    figures, rows whose one short piece lies left of every second column (a row label wrapped over lines, a section
+    label) are no other rows. The rest may be text wrapped inside cells."""
     rows = text_rows(lines)
-    multi = sum(1 for row in rows if len(row.lines) >= 2)
-    return multi >= 2 and multi >= MIN_COLUMN_ROWS * len(rows)
+    multi = [row for row in rows if len(row.lines) >= 2]
+    second = min((line.bbox[0] for row in multi for line in beside_first(row)), default=0.0)
+    labels = sum(1 for row in rows if len(row.lines) == 1 and row.lines[0].bbox[2] <= second
+                 and len(row.lines[0].text.split()) <= MAX_WORDS) if _figure_share(lines) >= MIN_FIGURE_SHARE else 0
+    return len(multi) >= 2 and len(multi) >= MIN_COLUMN_ROWS * (len(rows) - labels)
 
 
 # -- structure
@@ -431,7 +458,9 @@ def _aligned_cells(region: BBox, lines: list[Line], rules: list[Rule]) -> Table 
     spans: dict[tuple[int, int], tuple[int, int]] = {}
     partial = [r for r in inner if r not in full_inner]
     for line, row, row_span in placed:
-        cols = _columns_of(line, columns, [r for r in partial if r.position > line.bbox[3]])
+        below = rows[row + row_span].top if row + row_span < len(rows) else region[3] + EDGE
+        cols = _columns_of(line, columns, [r for r in partial if line.bbox[3] < r.position < below]
+                           if row < header_rows else [])
         key = (row, cols[0])
         found.setdefault(key, []).append(line)
         spans[key] = (max(row_span, spans.get(key, (1, 1))[0]), max(len(cols), spans.get(key, (1, 1))[1]))
@@ -448,8 +477,7 @@ def _rows_before_figures(rows: list[Row]) -> int:
     """The rows on top that hold no figure (a year aside) beside their first piece (a statistical table's header,
     wrapped over lines), when a row below does; else one."""
     def figures(row: Row) -> bool:
-        return any(FIGURE.fullmatch(line.text.strip()) and not YEAR.fullmatch(line.text.strip())
-                   for line in _beside_first(row))
+        return any(body_figure(line.text) for line in beside_first(row))
 
     first = next((index for index, row in enumerate(rows) if figures(row)), None)
     return first if first else 1
@@ -484,12 +512,24 @@ def _between(row: Row, above: Row, below: Row) -> bool:
 
 
 def _columns(lines: list[Line]) -> list[tuple[float, float]]:
-    """x-intervals of the columns: the body's text pieces merged where they overlap."""
-    return merged_spans([(line.bbox[0], line.bbox[2]) for line in lines], 1.0)
+    """x-intervals of the columns: the body's text pieces merged where they overlap by more than COLUMN_OVERLAP
+    (OCR's boxes of neighbouring cells may touch), as the rows with the most
+    common number of pieces set them (camelot's stream mode reads columns off those rows); a piece of another row
+    that runs across two of their columns (a spanning cell, or two cells OCR read as one line) sets none."""
+    rows = [row for row in text_rows(lines) if len(row.lines) >= 2]
+    counts = Counter(len(row.lines) for row in rows)
+    if not counts:
+        return merged_spans([(line.bbox[0], line.bbox[2]) for line in lines], -COLUMN_OVERLAP)
+    common = max(counts, key=lambda count: (counts[count], count))
+    regular = [line for row in rows if len(row.lines) == common for line in row.lines]
+    base = merged_spans([(line.bbox[0], line.bbox[2]) for line in regular], -COLUMN_OVERLAP)
+    setting = [line for line in lines if sum(1 for a, b in base if min(b, line.bbox[2]) > max(a, line.bbox[0])) < 2]
+    return merged_spans([(line.bbox[0], line.bbox[2]) for line in setting], -COLUMN_OVERLAP)
 
 
 def _columns_of(line: Line, columns: list[tuple[float, float]], rules_below: list[Rule]) -> list[int]:
-    """The columns a piece of text covers: under a partial rule it spans what the rule spans."""
+    """The columns a piece of text covers: under a partial rule (a header's, over the columns it heads, given only
+    when no row lies between them) it spans what the rule spans."""
     center = (line.bbox[0] + line.bbox[2]) / 2
     underline = next((r for r in sorted(rules_below, key=lambda r: r.position)
                       if r.position - line.bbox[3] < 2 * line.height and r.x0 - EDGE <= center <= r.x1 + EDGE), None)

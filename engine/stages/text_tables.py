@@ -3,21 +3,27 @@ columns, the way camelot's stream mode and a reader's eye find one.
 
 A run of rows, each of two or more pieces apart from each other, is a table when its pieces line up in columns
 (their spans, merged across rows, leave gaps), at least three rows hold pieces in two or more of those columns,
-and its columns are not prose: none as wide as half the run, and beside the first one figures or short labels
-(two columns of running text are a page's layout, not a table). Rows of a single piece inside the run (a
-wrapped label, a section label) stay in it.
+and its columns are not prose: none as wide as half the run (but a first column of long row labels beside
+figures), and beside the first one figures or short labels (two columns of running text are a page's layout, not a
+table), and few of them hold a formula's operators (a display formula's numerators, limits and operators line up
+too). Rows of a single piece inside the run that is no prose (a wrapped label, a section label) stay in it.
 """
 
+import re
 from statistics import median
 
+from engine.figure_runs import FIGURE, MISSING, body_figure
 from engine.geometry import Row, merged_spans, text_rows, union
 from engine.types import BBox, Line
 
 PIECE_GAP = 0.5  # line heights between two pieces of one row, at least
 ROW_GAP = 2.0  # line heights between two rows of one table, at most
 MIN_ROWS = 3  # rows with pieces in two or more columns
-MAX_COLUMN_SHARE = 0.5  # of the run's width: a wider column is prose
+MAX_COLUMN_SHARE = 0.5  # of the run's width: a wider column is prose (but a first column of labels: _table_box)
+MIN_FIGURES = 0.6  # share of the pieces beside a wide first column that are figures
 MAX_WORDS = 4  # a piece beside the first column holding more words than this is prose
+MATH = re.compile(r"[=∑∏∫∮√∞∂∇]")  # what a formula's pieces hold and a statistical table's hardly ever
+MAX_MATH_SHARE = 0.2  # of a run's pieces holding MATH: more, and the run is a formula
 GUTTER = 1.5  # line heights of empty band between two columns of a page's text, at least
 
 
@@ -63,18 +69,20 @@ def _column_regions(lines: list[Line], height: float) -> list[BBox]:
 
 
 def _split(row: Row, height: float) -> bool:
-    """Two or more pieces, each clear of the next."""
-    pieces = sorted(row.lines, key=lambda line: line.bbox[0])
-    return len(pieces) >= 2 and all(b.bbox[0] - a.bbox[2] >= PIECE_GAP * height for a, b in zip(pieces, pieces[1:]))
+    """Two or more pieces clear of each other (pieces closer than PIECE_GAP count as one)."""
+    return len(merged_spans([(line.bbox[0], line.bbox[2]) for line in row.lines], PIECE_GAP * height)) >= 2
 
 
 def _within(row: Row, run: list[Row]) -> bool:
-    """A single piece inside the run's span (a label's or a header's next line, a section label)."""
+    """A single piece inside the run's span that is no prose (a label's or a header's next line, a section label):
+    it ends before the second column begins, or it is short."""
     left = min(line.bbox[0] for r in run for line in r.lines)
     right = max(line.bbox[2] for r in run for line in r.lines)
+    second = min((line.bbox[0] for r in run for line in beside_first(r)), default=right)
     piece = row.lines[0]
     slack = 0.05 * (right - left)
-    return piece.bbox[0] >= left - slack and piece.bbox[2] <= right + slack
+    return piece.bbox[0] >= left - slack and (piece.bbox[2] <= second or (
+        piece.bbox[2] <= right + slack and len(piece.text.split()) <= MAX_WORDS))
 
 
 def _table_box(run: list[Row], height: float) -> list[BBox]:
@@ -82,21 +90,39 @@ def _table_box(run: list[Row], height: float) -> list[BBox]:
     row of pieces stays in the run only when it continues a label, in lower case inside the first column; else it
     is the paragraph or the note below."""
     split = [row for row in run if len(row.lines) >= 2]
-    first = max((min(row.lines, key=lambda line: line.bbox[0]).bbox[2] for row in split), default=0.0)
+    left = min((line.bbox[0] for row in split for line in row.lines), default=0.0)
+    first = max((piece.bbox[2] for row in split if (piece := min(row.lines, key=lambda line: line.bbox[0])).bbox[0]
+                 <= left + height), default=0.0)  # where the first column ends
     while run and len(run[-1].lines) == 1 and not _continues_label(run[-1].lines[0], first + 0.5 * height):
         run = run[:-1]
     if len(split) < MIN_ROWS:
         return []
     pieces = [line for row in run for line in row.lines]
-    columns = merged_spans([(piece.bbox[0], piece.bbox[2]) for piece in pieces], PIECE_GAP * height)
+    if sum(1 for piece in pieces if MATH.search(piece.text)) > MAX_MATH_SHARE * len(pieces):
+        return []  # a display formula's pieces: numerators, operators and limits line up too
+    body = next((index for index, row in enumerate(run) if any(body_figure(p.text) for p in beside_first(row))), 0)
+    columns = merged_spans([(piece.bbox[0], piece.bbox[2]) for row in run[body:] for piece in row.lines], 1.0)
     box = union([line.bbox for line in pieces])
     width = box[2] - box[0]
-    if len(columns) < 2 or any(b - a > MAX_COLUMN_SHARE * width for a, b in columns):
-        return []
     beside = [line for line in pieces if line.bbox[0] > columns[0][1]]
-    if not beside or sum(1 for line in beside if len(line.text.split()) > MAX_WORDS) > 0.2 * len(beside):
+    if len(columns) < 2 or not beside or sum(1 for line in beside if len(line.text.split()) > MAX_WORDS) > 0.2 * len(
+            beside):
         return []
+    wide = [index for index, (a, b) in enumerate(columns) if b - a > MAX_COLUMN_SHARE * width]
+    if any(wide) or (wide and (len(columns) < 3 or _figures(beside) < MIN_FIGURES)):
+        return []  # a wide first column: labels beside two or more columns of figures (not a list's page numbers)
     return [box]
+
+
+def _figures(lines: list[Line]) -> float:
+    """The share of the lines that are a figure or a missing value's mark."""
+    return sum(1 for line in lines if FIGURE.fullmatch(line.text.strip()) or line.text.strip() in MISSING) / len(
+        lines) if lines else 0.0
+
+
+def beside_first(row: Row) -> list[Line]:
+    """The row's pieces right of its first, left to right."""
+    return sorted(row.lines, key=lambda line: line.bbox[0])[1:]
 
 
 def _continues_label(line: Line, first_column_end: float) -> bool:

@@ -100,3 +100,14 @@ def test_a_stub_header_set_between_two_header_rows_spans_both():
     table = joined_header_lines(found)
     assert table.rows == 3
     assert [(c.text, c.row_span) for c in table.cells if c.row == 0][:2] == [("Department", 2), ("Permanent", 1)]
+
+
+def test_a_stub_header_set_at_the_foot_of_a_two_row_header_spans_both():
+    """Headers set bottom-aligned, as office software sets them: "Region" on the lower header row, nothing above it;
+    it heads the stub over both header rows, like a header with nothing under it spans them down."""
+    found = grid([["", "2020", "", "2021", ""], ["Region", "Men", "Women", "Men", "Women"],
+                  ["North", "12", "10.5", "3", "1.5"]], header_rows=2)
+    table = widened_headers(found)
+    spans = {(c.row, c.col): (c.text, c.row_span, c.col_span) for c in table.cells if c.text}
+    assert spans[0, 0] == ("Region", 2, 1)
+    assert (1, 0) not in spans and spans[1, 1] == ("Men", 1, 1)

@@ -201,3 +201,64 @@ def test_a_label_hyphenated_onto_a_line_of_its_own_is_joined_again():
     [(region, members)] = find_table_regions(rules, lines)
     table = join_wrapped_rows(build_table(region, lines, members))
     assert [cell.text for cell in table.cells if cell.col == 0] == ["Area", "Conservation", "Total"]
+
+
+def statistics_rows(top: float, labels: list[str]) -> list[Line]:
+    """A header row and one row a label, figures right-aligned in three columns, 12 pt apart."""
+    rows = [["Region", "2019", "2020", "Change"]] + [[label, f"{3 + i},{120 + 7 * i}", f"{40 + i}.5", f"+{i}.2"]
+                                                      for i, label in enumerate(labels)]
+    return [text(value, x1 - 6 * len(value), top + 12 * r, x1) if c else text(value, 110, top + 12 * r,
+                                                                               110 + 6 * len(value))
+            for r, row in enumerate(rows) for c, (value, x1) in enumerate(zip(row, (0, 260, 320, 380)))]
+
+
+def test_a_layout_region_over_two_stacked_tables_gives_each_and_leaves_prose_and_notes_out():
+    """The layout model drew one table region over a paragraph, two tables under their titles and the notes
+    between them; the tables line up apart, and each is built on its own."""
+    prose = [text("Estimates are based on a sample of households and are subject to sampling error.", 110, 60, 480)]
+    first = statistics_rows(100, ["North", "South", "East", "West"])
+    note = [text("Source: National Statistics Office, annual survey.", 110, 164, 330),
+            text("Table 2. Households by size", 110, 190, 250)]
+    second = statistics_rows(210, ["Urban", "Rural", "Coastal"])
+    region = Region(type="table", bbox=(100, 55, 490, 270), score=0.8)
+    found = layout_tables([region], prose + first + note + second, [])
+    assert [(table.rows, table.cols) for _, table in found] == [(5, 4), (4, 4)]
+    assert all("Source" not in c.text and "Estimates" not in c.text for _, table in found for c in table.cells)
+    [(box, table)] = layout_tables([region], prose + first + note[:1], [])  # one table: the region, without prose
+    assert box[1] == 100 and box[3] == 100 + 48 + 8 and table.rows == 5
+
+
+def test_a_layout_region_whose_row_labels_wrap_over_lines_has_columns():
+    """Most rows hold one piece, a line of a wrapped label left of the figures (on the label's last line): still
+    a table's rows, not a figure's text."""
+    lines = [text("Region", 110, 100, 146), text("2019", 236, 100, 260), text("2020", 296, 100, 320)]
+    for r, label in enumerate([["Persons aged 15", "to 64 years not", "in education,", "employment", "or training"],
+                               ["Households with", "at least one", "member in paid", "employment", "last week"]]):
+        top = 112 + 60 * r
+        lines += [text(part, 110, top + 12 * i, 110 + 6 * len(part)) for i, part in enumerate(label)]
+        lines += [text(value, right - 24, top + 12 * (len(label) - 1), right)
+                  for value, right in ((f"{40 + r}.5", 260), (f"{7 + r},118", 320))]
+    [(_, table)] = layout_tables([Region(type="table", bbox=(100, 95, 400, 240), score=0.9)], lines, [])
+    assert table.cols == 3
+
+
+def test_columns_come_from_the_regular_rows_and_a_piece_across_two_of_them_spans_them():
+    """OCR read two cells of one row as one line ("123,710940,868"); the other rows set the columns, and the run
+    becomes one cell over the two columns instead of merging them for every row."""
+    lines = statistics_rows(100, ["North", "South", "East", "West"])
+    lines = [line for line in lines if not (line.bbox[1] == 112 and line.bbox[0] > 270)]
+    lines.append(text("41.5 +0.2", 290, 112, 380))
+    table = build_table((100, 100, 400, 156), lines, [])
+    assert table.cols == 4
+    assert [(c.text, c.col_span) for c in table.cells if c.row == 1] == [("North", 1), ("3,120", 1),
+                                                                         ("41.5 +0.2", 2)]
+
+
+def test_rules_under_body_rows_in_pieces_do_not_make_body_cells_span():
+    """Rules under every row, broken where the scan is faint: a figure above a piece of rule stays in its column,
+    and so does a header with a row between it and the rule (a header's own partial rule: the booktabs test)."""
+    lines = statistics_rows(100, ["North", "South", "East", "West"])
+    rules = [hrule(110 + 12 * r, 100, 300) for r in range(1, 5)] + [hrule(110 + 12 * r, 305, 400) for r in range(1, 5)]
+    table = build_table((100, 100, 400, 156), lines, rules)
+    assert all(c.col_span == 1 for c in table.cells)
+    assert table.cols == 4

@@ -9,6 +9,7 @@ import pymupdf
 from engine.config import EngineConfig
 from engine.pipeline import build_pipeline
 from engine.render import render_page
+from engine.stages.table_shape import reshaped
 from engine.stages.tables import aligned_tables
 from engine.stages.text_tables import aligned_regions
 from engine.types import Line
@@ -120,3 +121,104 @@ def test_a_table_whose_column_gap_no_line_crosses_stays_whole():
              for x, text in ((60, label), (400, figure))]
     [region] = aligned_regions(lines)
     assert region[0] == 60 and region[2] > 400
+
+
+def wrapped_rows(labels: list[list[str]], figures: list[list[str]], top: float = 100.0) -> list[Line]:
+    """A table whose row labels wrap over lines in a first column 150 pt wide, the figures on each label's last
+    line in two narrow right-aligned columns under a header row, as OCR gives them."""
+    lines = [Line(text=text, bbox=(right - 6 * len(text), top, right, top + 9), size=9, confidence=0.95)
+             for right, text in ((84, "Item"), (260, "Public"), (310, "2018"))]
+    y = top + 12
+    for label, values in zip(labels, figures):
+        for index, part in enumerate(label):
+            lines.append(Line(text=part, bbox=(60, y, 60 + 5.5 * len(part), y + 9), size=9, confidence=0.95))
+            if index == len(label) - 1:
+                lines += [Line(text=value, bbox=(right - 6 * len(value), y, right, y + 9), size=9, confidence=0.95)
+                          for right, value in zip((260, 310), values)]
+            y += 12
+    return lines
+
+
+LABELS = [["Municipal waste collected", "separately for recycling or", "composting"], ["Mining and quarrying"],
+          ["Passenger cars registered", "for the first time in the", "reporting year"],
+          ["Electricity, gas and steam", "supply"], ["Visits to general", "practitioners per inhabitant",
+                                                     "and year"]]
+FIGURES = [["49.7", "92.0"], ["-", "23,374"], ["x", "641,475"], ["949,718", "975,492"], ["(15.0)", "965,533"]]
+
+
+def test_long_row_labels_wrapped_beside_two_columns_of_figures_are_a_table():
+    """The first column is wider than half the table: beside figures it is a stub of labels, not prose."""
+    lines = wrapped_rows(LABELS, FIGURES)
+    [region] = aligned_regions(lines)
+    assert region[1] == 100 and region[2] == 310
+    [found] = aligned_tables(lines, [], [])
+    [(_, table)] = reshaped(*found)  # each label's lines joined into its row, as the table stage does
+    assert (table.rows, table.cols) == (6, 3)
+    assert [c.text for c in table.cells if c.row == 4] == ["Electricity, gas and steam supply", "949,718", "975,492"]
+    assert [c.text for c in table.cells if c.row == 3][0] == "Passenger cars registered for the first time in the " \
+                                                             "reporting year"
+
+
+def test_a_paragraph_or_its_lower_case_last_line_under_a_table_is_not_its_label():
+    lines = wrapped_rows(LABELS, FIGURES)
+    bottom = max(line.bbox[3] for line in lines)
+    prose = [Line(text="The methodology follows the international recommendations adopted in the previous",
+                  bbox=(60, bottom + 8, 480, bottom + 17), size=9, confidence=0.95),
+             Line(text="series are comparable over time.", bbox=(60, bottom + 20, 220, bottom + 29), size=9,
+                  confidence=0.95)]
+    [region] = aligned_regions(lines + prose)
+    assert region[3] == bottom
+
+
+def test_a_tight_table_whose_header_words_nearly_touch_and_run_across_columns_is_found():
+    """Header words 4 pt apart, and one OCR line over two columns' headers ("Men Unemployed"): the rows still part
+    into pieces, and the columns come from the rows of figures."""
+    header = [Line(text=text, bbox=(x0, 100, x1, 109), size=9, confidence=0.95)
+              for text, x0, x1 in (("Region", 60, 100), ("Total", 150, 180), ("Inactive", 184, 222),
+                                   ("Men Unemployed", 232, 330))]
+    body = [Line(text=text, bbox=(right - 6 * len(text), 112 + 12 * r, right, 121 + 12 * r), size=9, confidence=0.95)
+            for r in range(4) for right, text in zip((180, 222, 262, 330), ("12.5", "7,301", "40.2", "1,118"))]
+    labels = [Line(text=text, bbox=(60, 112 + 12 * r, 60 + 6 * len(text), 121 + 12 * r), size=9, confidence=0.95)
+              for r, text in enumerate(["North", "South", "East", "West"])]
+    [region] = aligned_regions(header + body + labels)
+    assert region[1] == 100 and region[3] == 121 + 36
+
+
+def test_a_display_formula_whose_pieces_line_up_is_no_table():
+    pieces = [("∞", 138, 151, 147), ("1", 155, 151, 163), ("1", 217, 151, 224), ("ζ(s) =", 95, 159, 133),
+              ("∑", 136, 160, 147), ("∏", 184, 159, 197), ("1−p−s", 200, 167, 241), ("ns", 153, 168, 165),
+              ("n=1", 132, 175, 151), ("p", 186, 175, 194)]
+    lines = [Line(text=text, bbox=(x0, y, x1, y + 10), size=9, confidence=0.9) for text, x0, y, x1 in pieces]
+    assert aligned_regions(lines) == []
+
+
+def scanned(pdf: Path, folder: Path) -> Path:
+    """The PDF's first page as a 200 dpi scan."""
+    with pymupdf.open(pdf) as document:
+        page = document[0]
+        png = page.get_pixmap(dpi=200, colorspace=pymupdf.csGRAY).tobytes("png")
+        width, height = page.rect.width, page.rect.height
+    scan = pymupdf.open()
+    scan.new_page(width=width, height=height).insert_image(pymupdf.Rect(0, 0, width, height), stream=png)
+    path = folder / f"{pdf.stem}-scan.pdf"
+    scan.save(path)
+    return path
+
+
+def test_a_scanned_table_of_wrapped_labels_and_close_figure_columns_is_read_cell_by_cell(tmp_path: Path):
+    """Through the real pipeline: the labels wrap over up to three lines in a stub wider than half the table, the
+    widest figures of neighbouring columns stand 9 pt apart (the detector joins them into one line), a paragraph
+    above and a note below. One table of a header and five rows, every figure in its own cell, and the paragraph
+    and the note stay text."""
+    path = scanned(pdfs.wrapped_statistics_pdf(tmp_path), tmp_path)
+    with pymupdf.open(path) as opened:
+        inputs = [page_input(opened[0], "p", path)]
+    [result] = build_pipeline(EngineConfig(device="cpu", formula_model="none"))(inputs)
+    [table] = [block.table for block in result.blocks if block.type == "table"]
+    rows = [[c.text for c in table.cells if c.row == r] for r in range(table.rows)]
+    assert rows[0] == ["Sector", "2019", "2020", "2021", "2022"]
+    expected = [[" ".join(label), *figures] for label, figures in pdfs.WRAPPED_STATISTICS]
+    assert [row[1:] for row in rows[1:]] == [row[1:] for row in expected]
+    assert [row[0] for row in rows[1:]] == [row[0] for row in expected]
+    text = " ".join(block.text for block in result.blocks if block.type != "table")
+    assert "Estimates are based on a sample" in text and "Note: figures may not add up" in text

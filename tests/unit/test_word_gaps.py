@@ -69,3 +69,13 @@ def test_spaces_that_were_read_are_kept_and_a_blank_crop_changes_nothing(line):
     assert spaced(chars, centres, crop) == "Harbour ledgers 1890-1935"
     assert spaced(chars, centres, np.full_like(crop, 255)) == "Harbour ledgers 1890-1935"
     assert spaced([" ", "a", " "], np.array([1.0, 5.0, 9.0]), crop) == " a "
+
+
+@pytest.mark.parametrize("fontname", ["helv", "tiro"])
+def test_figures_as_far_apart_as_two_table_cells_are_two_figures(line, fontname: str):
+    """The detector runs two neighbouring cells' figures into one line; the gap between them is a table's, not a
+    narrow "1"'s, and parts them (a thousands group set after a thin space does not part)."""
+    chars, centres, crop = line("16.1     718,631", fontname)
+    assert spaced(*without_spaces(chars, centres), crop) == "16.1 718,631"
+    chars, centres, crop = line("1 234 and 131,726", fontname)
+    assert spaced(*without_spaces(chars, centres), crop).startswith("1234")

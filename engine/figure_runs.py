@@ -1,0 +1,69 @@
+"""OCR lines that run the figures of neighbouring table columns together, cut into one piece a figure.
+
+PP-OCR's detector joins two right-aligned figures of neighbouring columns into one line when the blank between
+them is under a line height ("949,718   975,492"), and the recogniser reads them as one text with a space: the table
+then sees one piece across two columns, and the columns merge. A line whose words are all figures (or the marks
+statistical tables print for a missing value) is cut where its ink leaves a blank of MIN_CELL_GAP line heights or
+more, when the ink falls into as many runs as the line has figures: a word space, and the space inside "45.2 (1.3)"
+or "1 234", are narrower.
+"""
+
+import re
+from dataclasses import replace
+
+import numpy as np
+
+from engine.ocr.detector import column_runs
+from engine.ocr.word_gaps import blank_columns
+from engine.types import Line
+
+FIGURE = re.compile(r"[-+−–(]?[$€£]?\d[\d,.\s]*%?\)?")  # a figure as tables print it: 1,234.5  (12)  -3%  $40
+MISSING = frozenset({"..", "...", "…", "-", "–", "—", "x", "X", ":", "*", "n/a", "na", "NA", "(NA)", "(D)", "(X)",
+                     "(Z)", "s"})  # what statistical offices print for a value not available, suppressed or nil
+THOUSANDS_GROUP = re.compile(r"\d{3}([.,]\d+)?%?\)?")  # "234" of "1 234": a figure's next group of digits
+YEAR = re.compile(r"(1[89]|20)\d\d")  # a header's year, not a figure
+MIN_CELL_GAP = 0.6  # line heights: a blank this wide or wider between two figures parts two cells
+INK_ROWS = (0.1, 1.0)  # of the line's height: its commas and points count, a line above's descenders not
+
+
+def body_figure(text: str) -> bool:
+    """A figure of a table's body: a figure that is not a header's year."""
+    return bool(FIGURE.fullmatch(text.strip())) and not YEAR.fullmatch(text.strip())
+
+
+def figure_words(text: str) -> list[str] | None:
+    """The figures of a line that holds two or more and nothing else (a group of three digits after a short one
+    stays with it: "1 234" is one figure); None for any other line."""
+    words: list[str] = []
+    for word in text.split():
+        if words and THOUSANDS_GROUP.fullmatch(word) and re.fullmatch(r"[-+−–(]?\d{1,3}", words[-1]):
+            words[-1] += " " + word
+        else:
+            words.append(word)
+    if len(words) < 2 or not all(FIGURE.fullmatch(word) or word in MISSING for word in words):
+        return None
+    return words if any(FIGURE.fullmatch(word) for word in words) else None
+
+
+def cut_figure_runs(lines: list[Line], grey: np.ndarray, scale: float) -> dict[int, list[Line]]:
+    """For each OCR line (by id) that is a run of figures parted by blanks as wide as cells', its pieces, one a
+    figure, boxed where its ink lies. `grey`: the page rendered `scale` pixels a point, in the lines' frame."""
+    cut: dict[int, list[Line]] = {}
+    for line in lines:
+        words = figure_words(line.text) if line.confidence is not None else None
+        if words is None:
+            continue
+        x0, y0, x1, y1 = (int(round(v * scale)) for v in line.bbox)
+        crop = grey[max(0, y0):max(0, y1), max(0, x0):max(0, x1)]
+        if crop.shape[0] < 4 or crop.shape[1] < 4:
+            continue
+        columns = blank_columns(crop, INK_ROWS)
+        if columns is None:
+            continue
+        runs = column_runs(~columns, MIN_CELL_GAP * crop.shape[0])
+        if len(runs) != len(words):
+            continue
+        left = max(0, x0) / scale
+        cut[id(line)] = [replace(line, text=word, bbox=(left + a / scale, line.bbox[1], left + b / scale, line.bbox[3]))
+                         for word, (a, b) in zip(words, runs)]
+    return cut
