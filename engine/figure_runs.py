@@ -26,6 +26,11 @@ MIN_CELL_GAP = 0.6  # line heights: a blank this wide or wider between two figur
 INK_ROWS = (0.1, 1.0)  # of the line's height: its commas and points count, a line above's descenders not
 
 
+def figure_or_mark(text: str) -> bool:
+    """A figure, or a mark for a missing value."""
+    return bool(FIGURE.fullmatch(text.strip())) or text.strip() in MISSING
+
+
 def body_figure(text: str) -> bool:
     """A figure of a table's body: a figure that is not a header's year."""
     return bool(FIGURE.fullmatch(text.strip())) and not YEAR.fullmatch(text.strip())
@@ -40,7 +45,7 @@ def figure_words(text: str) -> list[str] | None:
             words[-1] += " " + word
         else:
             words.append(word)
-    if len(words) < 2 or not all(FIGURE.fullmatch(word) or word in MISSING for word in words):
+    if len(words) < 2 or not all(figure_or_mark(word) for word in words):
         return None
     return words if any(FIGURE.fullmatch(word) for word in words) else None
 

@@ -54,7 +54,7 @@ def spaced(chars: list[str], centres: np.ndarray, crop: np.ndarray) -> str:
     return text
 
 
-def _figures(before: str, after: str) -> bool:
+def _inside_figure(before: str, after: str) -> bool:
     """Whether `before` ends in a figure (or its decimal point or separator) and `after` starts one."""
     end = before[-1]
     return after.isdigit() and (end.isdigit() or (end in ".," and before[-2:-1].isdigit()))
@@ -63,7 +63,7 @@ def _figures(before: str, after: str) -> bool:
 def _word_edge(before: str, after: str) -> bool:
     """Whether a word may end where `before` does and the next begin with `after`."""
     end = before[-1]
-    if _figures(before, after):
+    if _inside_figure(before, after):
         return False
     return (end.isalnum() or end in ENDS_WORD) and (after.isalnum() or after in STARTS_WORD)
 

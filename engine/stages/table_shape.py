@@ -9,7 +9,8 @@ Table finders work line by line, so what a reader takes in at a glance comes out
   continues the label above it (its figures, on its first or last line, go with it); a row with a single
   piece of words under a cell of words continues that cell;
 - a header wrapped over several lines, found as several header rows: a header row whose every cell sits
-  under one cell of the row above continues those cells;
+  under one cell of the row above continues those cells, and so does one under a row of the first lines of
+  headings set at the header's foot (each a line above a cell of its own, in line with it);
 - a header that spans the columns under it ("2019" over "Men" and "Women"), found in one of them: it
   widens over the columns of the header row below that are nearer to it than to any other header of its
   row; a header with nothing under it spans the header rows down, one in the lowest header row with nothing
@@ -22,6 +23,7 @@ wrapped label or header lie a line apart); a table without them is left as it is
 import re
 from dataclasses import replace
 
+from engine.figure_runs import YEAR
 from engine.geometry import union
 from engine.stages.blocks import join_texts
 from engine.stages.classify import CAPTION
@@ -29,6 +31,7 @@ from engine.table_grid import make_table
 from engine.types import BBox, Table, TableCell
 
 LINE_GAP = 0.8  # a wrapped line starts at most this many line heights below the line before it
+ALIGNED = 2.0  # points: two lines whose left edges, right edges or centres are this close are set in line
 DIGIT = re.compile(r"\d")
 
 
@@ -187,10 +190,31 @@ def joined_header_lines(table: Table) -> Table:
         if (lower and len(upper) >= len(lower) and all(a is not None and a.text for a in above)
                 and len({id(a) for a in above}) == len(above)
                 and all(_stacked(a, cell) and (a.col, a.col_span) == (cell.col, cell.col_span)
-                        for a, cell in zip(above, lower))):
+                        for a, cell in zip(above, lower))) or _wrapped_over(upper, lower):
             table = _merged_rows(table, row - 1) or table
         row -= 1
     return table
+
+
+def _wrapped_over(upper: list[TableCell], lower: list[TableCell]) -> bool:
+    """Whether the upper header row holds the first lines of headers wrapped over lines set at the header's foot
+    (the longest headings reach highest): each of its cells sits a line above a cell of the lower row, in the same
+    columns and aligned with it (left, right or centre), no year among them (a year heads the columns under it),
+    and it holds more than half as many cells as the lower row, or half as many where the lower row's headings
+    already wrap (a row of group headings holds fewer, over headings of one line)."""
+    under = {(cell.col, cell.col_span): cell for cell in lower}
+    pairs = [(cell, under.get((cell.col, cell.col_span))) for cell in upper]
+    if not pairs or any(below is None or not _stacked(cell, below) or not _aligned(cell, below)
+                        or YEAR.fullmatch(cell.text.strip()) for cell, below in pairs):
+        return False
+    wrapping = any(_height(below) > 1.5 * _height(cell) for cell, below in pairs)
+    return 2 * len(upper) > len(lower) or (wrapping and 2 * len(upper) >= len(lower))
+
+
+def _aligned(upper: TableCell, lower: TableCell) -> bool:
+    """Whether two cells' texts share a left edge, a right edge or a centre (within ALIGNED points)."""
+    (a0, _, a1, _), (b0, _, b1, _) = upper.bbox, lower.bbox
+    return min(abs(a0 - b0), abs(a1 - b1), abs((a0 + a1) / 2 - (b0 + b1) / 2)) <= ALIGNED
 
 
 def _between_rows_joined(table: Table) -> Table:

@@ -9,7 +9,7 @@ from statistics import median
 
 import cv2
 
-from engine.figure_runs import FIGURE, body_figure, cut_figure_runs
+from engine.figure_runs import body_figure, cut_figure_runs, figure_or_mark
 from engine.geometry import Row, area, center_inside, mean_confidence, merged_spans, overlaps, text_rows, union
 from engine.marks import MARKS, mark_lines
 from engine.rules import Rule, rules_from_boxes, rules_from_image
@@ -212,9 +212,9 @@ def aligned_tables(lines: list[Line], rules: list[Rule], taken: list[BBox],
 
 
 def _figure_share(lines: list[Line]) -> float:
-    """The share of the pieces beside each row's first that are figures or check boxes."""
+    """The share of the pieces beside each row's first that are figures (or missing-value marks) or check boxes."""
     beside = [line for row in text_rows(lines) for line in beside_first(row)]
-    return sum(1 for line in beside if FIGURE.fullmatch(line.text.strip()) or line.text in MARKS) / len(
+    return sum(1 for line in beside if figure_or_mark(line.text) or line.text in MARKS) / len(
         beside) if beside else 0.0
 
 
@@ -241,10 +241,10 @@ def choose_tables(own: list[Candidate], found: list[Candidate], lines: list[Line
 
 
 def shown_rows(lines: list[Line], rules: list[Rule]) -> int:
-    """How many rows a table region shows: in a grid (two or more vertical rules) the bands between its
-    horizontal rules, since the ruling draws the cells; else the rows of text set in two or more columns
-    (text wrapped inside a cell adds no row, lines stacked across several columns are rows)."""
-    if sum(1 for rule in rules if not rule.horizontal) >= 2:
+    """How many rows a table region shows: in a grid (`_gridded`) the bands between its horizontal rules, since
+    the ruling draws the cells; else the rows of text set in two or more columns (text wrapped inside a cell adds
+    no row, lines stacked across several columns are rows)."""
+    if _gridded(rules):
         return max(1, len(_boundaries([rule.position for rule in rules if rule.horizontal])) - 1)
     return sum(1 for row in text_rows(lines) if len(row.lines) >= 2)
 
@@ -373,12 +373,18 @@ def build_table(region: BBox, lines: list[Line], rules: list[Rule]) -> Table | N
     """Cells from the ruling grid when the table is fully ruled, else from the alignment of its text."""
     if not lines:
         return None
-    vertical = [r for r in rules if not r.horizontal]
-    if len(vertical) >= 2:
+    if _gridded(rules):
         grid = _grid_cells(region, lines, rules)
         if grid is not None:
             return grid
     return _aligned_cells(region, lines, rules)
+
+
+def _gridded(rules: list[Rule]) -> bool:
+    """Whether the rules draw a grid: two or more vertical rules down to the lowest horizontal one (a header boxed
+    over an open body, as census tables set it, draws only its header's cells)."""
+    bottom = max((rule.position for rule in rules if rule.horizontal), default=None)
+    return bottom is not None and sum(1 for rule in rules if not rule.horizontal and rule.end >= bottom - EDGE) >= 2
 
 
 def _boundaries(positions: list[float], tolerance: float = 2.0) -> list[float]:
@@ -513,9 +519,9 @@ def _between(row: Row, above: Row, below: Row) -> bool:
 
 def _columns(lines: list[Line]) -> list[tuple[float, float]]:
     """x-intervals of the columns: the body's text pieces merged where they overlap by more than COLUMN_OVERLAP
-    (OCR's boxes of neighbouring cells may touch), as the rows with the most
-    common number of pieces set them (camelot's stream mode reads columns off those rows); a piece of another row
-    that runs across two of their columns (a spanning cell, or two cells OCR read as one line) sets none."""
+    (OCR's boxes of neighbouring cells may touch), as the rows with the most common number of pieces set them
+    (camelot's stream mode reads columns off those rows); a piece of another row that runs across two of their
+    columns (a spanning cell, or two cells OCR read as one line) sets none."""
     rows = [row for row in text_rows(lines) if len(row.lines) >= 2]
     counts = Counter(len(row.lines) for row in rows)
     if not counts:

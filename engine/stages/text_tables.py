@@ -12,7 +12,7 @@ too). Rows of a single piece inside the run that is no prose (a wrapped label, a
 import re
 from statistics import median
 
-from engine.figure_runs import FIGURE, MISSING, body_figure
+from engine.figure_runs import body_figure, figure_or_mark
 from engine.geometry import Row, merged_spans, text_rows, union
 from engine.types import BBox, Line
 
@@ -116,8 +116,7 @@ def _table_box(run: list[Row], height: float) -> list[BBox]:
 
 def _figures(lines: list[Line]) -> float:
     """The share of the lines that are a figure or a missing value's mark."""
-    return sum(1 for line in lines if FIGURE.fullmatch(line.text.strip()) or line.text.strip() in MISSING) / len(
-        lines) if lines else 0.0
+    return sum(1 for line in lines if figure_or_mark(line.text)) / len(lines) if lines else 0.0
 
 
 def beside_first(row: Row) -> list[Line]:

@@ -111,3 +111,27 @@ def test_a_stub_header_set_at_the_foot_of_a_two_row_header_spans_both():
     spans = {(c.row, c.col): (c.text, c.row_span, c.col_span) for c in table.cells if c.text}
     assert spans[0, 0] == ("Region", 2, 1)
     assert (1, 0) not in spans and spans[1, 1] == ("Men", 1, 1)
+
+
+def test_headings_wrapped_over_lines_at_the_foot_of_the_header_are_one_header_row():
+    """Long headings right-aligned at the header's foot: the longest reach three lines up, the shortest one; the
+    finder gives three header rows. Each upper line sits a line above its own heading's next line, in line with
+    it: one header row. A row of group headings over their sub-columns stays a header row of its own."""
+    rows = [["", "", "Households with", "Share of the"], ["", "Number of", "internet", "total"],
+            ["Item", "enterprises", "access", "(%)"], ["Urban", "45.9", "822,014", "71.1"]]
+    cells = []
+    for r, row in enumerate(rows):
+        for c, text in enumerate(row):
+            if text:
+                right = 160 + 70 * c
+                width = 90 if c == 0 else 5 * len(text)
+                box = (100, 100 + r * ROW, 100 + width, 100 + r * ROW + LINE) if c == 0 else \
+                    (right - width, 100 + r * ROW, right, 100 + r * ROW + LINE)
+                cells.append(TableCell(r, c, text, header=r < 3, bbox=box))
+    table = joined_header_lines(make_table(4, 4, cells))
+    assert texts(table)[0] == ["Item", "Number of enterprises", "Households with internet access",
+                               "Share of the total (%)"]
+    assert table.rows == 2
+    for groups in (["", "2019", "", "2020", ""], ["", "Urban", "", "Rural", ""]):
+        found = grid([groups, ["Region", "Men", "Women", "Men", "Women"], ["North", "1", "2", "3", "4"]], header_rows=2)
+        assert joined_header_lines(found).rows == 3

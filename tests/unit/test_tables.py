@@ -1,6 +1,13 @@
 from engine.rules import Rule, merge_rules, rules_from_boxes
 from engine.stages.table_shape import join_wrapped_rows
-from engine.stages.tables import TableStage, _extend_row_headers, build_table, find_table_regions, layout_tables
+from engine.stages.tables import (
+    TableStage,
+    _extend_row_headers,
+    build_table,
+    find_table_regions,
+    layout_tables,
+    shown_rows,
+)
 from engine.table_grid import make_table
 from engine.types import Line, PageInput, PageState, Region, TableCell
 
@@ -262,3 +269,17 @@ def test_rules_under_body_rows_in_pieces_do_not_make_body_cells_span():
     table = build_table((100, 100, 400, 156), lines, rules)
     assert all(c.col_span == 1 for c in table.cells)
     assert table.cols == 4
+
+
+def test_a_header_boxed_over_an_open_body_is_no_grid_of_two_rows():
+    """Census style: the header's cells boxed by rules, the body open under one bottom rule. The vertical rules
+    stop at the header, so the body's rows come from its text, not from the two bands the rules draw."""
+    lines = statistics_rows(100, ["North", "South", "East", "West"])
+    rules = [hrule(96), hrule(110), hrule(160)] + [vrule(x, 96, 110) for x in (100, 210, 270, 330, 400)]
+    table = build_table((100, 96, 400, 160), lines, rules)
+    assert (table.rows, table.cols) == (5, 4)
+    assert [c.text for c in table.cells if c.row == 2] == ["South", "4,127", "41.5", "+1.2"]
+    assert [c.header for c in table.cells if c.col == 0] == [True, False, False, False, False]
+    assert shown_rows(lines, rules) == 5
+    grid = rules[:2] + [hrule(122), hrule(134), hrule(146), hrule(160)] + [vrule(x, 96, 160) for x in (100, 210)]
+    assert shown_rows(lines, grid) == 5  # a grid's bands, its vertical rules down to the bottom one
