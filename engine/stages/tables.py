@@ -464,7 +464,8 @@ def _aligned_cells(region: BBox, lines: list[Line], rules: list[Rule]) -> Table 
     spans: dict[tuple[int, int], tuple[int, int]] = {}
     partial = [r for r in inner if r not in full_inner]
     for line, row, row_span in placed:
-        below = rows[row + row_span].top if row + row_span < len(rows) else region[3] + EDGE
+        below = min((other.bbox[1] for other, _, _ in placed if other.bbox[1] >= line.bbox[3]
+                     and min(other.bbox[2], line.bbox[2]) > max(other.bbox[0], line.bbox[0])), default=region[3] + EDGE)
         cols = _columns_of(line, columns, [r for r in partial if line.bbox[3] < r.position < below]
                            if row < header_rows else [])
         key = (row, cols[0])
@@ -535,7 +536,7 @@ def _columns(lines: list[Line]) -> list[tuple[float, float]]:
 
 def _columns_of(line: Line, columns: list[tuple[float, float]], rules_below: list[Rule]) -> list[int]:
     """The columns a piece of text covers: under a partial rule (a header's, over the columns it heads, given only
-    when no row lies between them) it spans what the rule spans."""
+    when no text lies between them) it spans what the rule spans."""
     center = (line.bbox[0] + line.bbox[2]) / 2
     underline = next((r for r in sorted(rules_below, key=lambda r: r.position)
                       if r.position - line.bbox[3] < 2 * line.height and r.x0 - EDGE <= center <= r.x1 + EDGE), None)
