@@ -464,10 +464,7 @@ def _aligned_cells(region: BBox, lines: list[Line], rules: list[Rule]) -> Table 
     spans: dict[tuple[int, int], tuple[int, int]] = {}
     partial = [r for r in inner if r not in full_inner]
     for line, row, row_span in placed:
-        below = min((other.bbox[1] for other, _, _ in placed if other.bbox[1] >= line.bbox[3]
-                     and min(other.bbox[2], line.bbox[2]) > max(other.bbox[0], line.bbox[0])), default=region[3] + EDGE)
-        cols = _columns_of(line, columns, [r for r in partial if line.bbox[3] < r.position < below]
-                           if row < header_rows else [])
+        cols = _columns_of(line, columns, _own_rules(line, row, placed, partial) if row < header_rows else [])
         key = (row, cols[0])
         found.setdefault(key, []).append(line)
         spans[key] = (max(row_span, spans.get(key, (1, 1))[0]), max(len(cols), spans.get(key, (1, 1))[1]))
@@ -478,6 +475,17 @@ def _aligned_cells(region: BBox, lines: list[Line], rules: list[Rule]) -> Table 
     ]
     _extend_row_headers(cells, len(rows), header_rows)
     return make_table(len(rows), len(columns), cells)
+
+
+def _own_rules(line: Line, row: int, placed: list[tuple[Line, int, int]], partial: list[Rule]) -> list[Rule]:
+    """The partial rules under a header piece that can be its own: no text between them and it (the next row's,
+    a rule under every row), none under another piece of its row (two groups' rules run together on a scan)."""
+    below = min((other.bbox[1] for other, _, _ in placed if other.bbox[1] >= line.bbox[3]
+                 and min(other.bbox[2], line.bbox[2]) > max(other.bbox[0], line.bbox[0])), default=float("inf"))
+    beside = [(other.bbox[0] + other.bbox[2]) / 2 for other, other_row, _ in placed if other_row == row
+              and other is not line]
+    return [rule for rule in partial if line.bbox[3] < rule.position <= below + EDGE
+            and not any(rule.x0 <= centre <= rule.x1 for centre in beside)]
 
 
 def _rows_before_figures(rows: list[Row]) -> int:
@@ -535,8 +543,8 @@ def _columns(lines: list[Line]) -> list[tuple[float, float]]:
 
 
 def _columns_of(line: Line, columns: list[tuple[float, float]], rules_below: list[Rule]) -> list[int]:
-    """The columns a piece of text covers: under a partial rule (a header's, over the columns it heads, given only
-    when no text lies between them) it spans what the rule spans."""
+    """The columns a piece of text covers: under a partial rule (a header's own, `_own_rules`, over the columns it
+    heads) it spans what the rule spans."""
     center = (line.bbox[0] + line.bbox[2]) / 2
     underline = next((r for r in sorted(rules_below, key=lambda r: r.position)
                       if r.position - line.bbox[3] < 2 * line.height and r.x0 - EDGE <= center <= r.x1 + EDGE), None)

@@ -283,3 +283,18 @@ def test_a_header_boxed_over_an_open_body_is_no_grid_of_two_rows():
     assert shown_rows(lines, rules) == 5
     grid = rules[:2] + [hrule(122), hrule(134), hrule(146), hrule(160)] + [vrule(x, 96, 160) for x in (100, 210)]
     assert shown_rows(lines, grid) == 5  # a grid's bands, its vertical rules down to the bottom one
+
+
+def test_two_groups_rules_run_together_on_a_scan_make_neither_heading_span_both_groups():
+    """On a scan the rules under "1995" and "1996" meet in one rule: it lies under both headings, so it is neither's
+    own; each heading keeps to its column (the reshaping widens it over its own sub-columns)."""
+    lines = [text("1995", 236, 100, 256), text("1996", 356, 100, 376)]
+    lines += [text(label, x, 112, x + 30) for x, label in ((200, "Loans"), (260, "Visits"), (320, "Loans"),
+                                                           (380, "Visits"))]
+    lines += [text("Centre", 110, 124, 150)] + [text(f"{v},120", x, 124, x + 30) for v, x in ((1, 200), (2, 260),
+                                                                                              (3, 320), (4, 380))]
+    lines += [text("Market", 110, 136, 150)] + [text(f"{v},310", x, 136, x + 30) for v, x in ((5, 200), (6, 260),
+                                                                                              (7, 320), (8, 380))]
+    rules = [hrule(96), hrule(110, 195, 415), hrule(122), hrule(146)]
+    table = build_table((100, 96, 420, 146), lines, rules)
+    assert [(c.text, c.col_span) for c in table.cells if c.row == 0 and c.text] == [("1995", 1), ("1996", 1)]
