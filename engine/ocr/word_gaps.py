@@ -54,16 +54,10 @@ def spaced(chars: list[str], centres: np.ndarray, crop: np.ndarray) -> str:
     return text
 
 
-def _inside_figure(before: str, after: str) -> bool:
-    """Whether `before` ends in a figure (or its decimal point or separator) and `after` starts one."""
-    end = before[-1]
-    return after.isdigit() and (end.isdigit() or (end in ".," and before[-2:-1].isdigit()))
-
-
 def _word_edge(before: str, after: str) -> bool:
     """Whether a word may end where `before` does and the next begin with `after`."""
     end = before[-1]
-    if _inside_figure(before, after):
+    if after.isdigit() and (end.isdigit() or (end in ".," and before[-2:-1].isdigit())):
         return False
     return (end.isalnum() or end in ENDS_WORD) and (after.isalnum() or after in STARTS_WORD)
 
