@@ -128,3 +128,12 @@ def wait_for_lock_wait(url: str, statement: str, timeout: float = 300) -> None:
         ).fetchone():
             assert time.monotonic() < deadline, f"no statement like {statement!r} came to wait for a lock"
             time.sleep(0.05)
+
+
+def wait_for_run_status(url: str, status: str, timeout: float = 300) -> None:
+    """Until the latest run has this status."""
+    deadline = time.monotonic() + timeout
+    with psycopg.connect(url, autocommit=True) as connection:
+        while connection.execute("SELECT status FROM runs ORDER BY id DESC LIMIT 1").fetchone() != (status,):
+            assert time.monotonic() < deadline, f"the run did not come to be {status!r}"
+            time.sleep(0.05)

@@ -23,7 +23,7 @@ from db.processes import ProcessId
 from db.server import libpq_url, start_embedded
 from flows.digitize import digitize
 from tests import pdfs
-from tests.integration.folio_process import FolioRun, wait_for_blocked_insert
+from tests.integration.folio_process import FolioRun, wait_for_blocked_insert, wait_for_run_status
 
 
 @pytest.fixture
@@ -122,11 +122,17 @@ def test_ctrl_c_ends_a_run_with_exit_code_130_and_the_next_run_completes_it(arch
                                                                             new_database_url: Callable[[], str]):
     """SIGINT to the run's process in the middle of its batches: one line, exit code 130, the run closed as failed;
     its unfinished documents stay claimed for a Retry until the lease (short here) ends, then the next run
-    completes them."""
+    completes them. The next batch's insert is held by a lock until the run is closed, so the run cannot end its
+    batches before the signal."""
     url, lease = new_database_url(), {"FOLIO_CLAIM_LEASE_SECONDS": "2"}
     run = FolioRun(archive, url, tmp_path / "home", **lease)
     run.wait_for("batch 1:")
-    os.kill(run.process.pid, signal.SIGINT)
+    with psycopg.connect(libpq_url(url)) as lock:
+        lock.execute("LOCK TABLE blocks IN SHARE MODE")  # inserts into blocks wait; reads go on
+        wait_for_blocked_insert(libpq_url(url))
+        os.kill(run.process.pid, signal.SIGINT)
+        wait_for_run_status(libpq_url(url), "failed")  # the interrupt is handled; the held batch ends after
+        lock.rollback()
     assert run.finish() == 130, "".join(run.lines)[-3000:]
     assert "folio run: interrupted\n" in run.lines, "".join(run.lines)[-3000:]
     time.sleep(3)
