@@ -31,6 +31,7 @@ BLOCK_TYPES = (
 )
 
 
+NO_LINES = text("'[]'::jsonb")
 SEARCH_CONFIG = "simple"
 SEARCH_VECTOR = f"to_tsvector('{SEARCH_CONFIG}'::regconfig, coalesce(text, ''))"
 
@@ -170,6 +171,9 @@ class Block(Base):
     y1: Mapped[float] = mapped_column(Float)
     text: Mapped[str] = mapped_column(Text, default="")
     confidence: Mapped[float | None] = mapped_column(Float, _fraction("blocks", "confidence"))
+    # the block's lines as the engine read them: [{"text", "bbox": [x0, y0, x1, y1], "confidence" (OCR; null from a
+    # text layer), "words": [[text, x0, y0, x1, y1], ...]}, ...] in reading order (pages/rows.py)
+    lines: Mapped[list[dict[str, Any]]] = mapped_column(JSONB, default=list, server_default=NO_LINES, deferred=True)
     # kept in step with `text` by PostgreSQL itself; 'simple': words as written, no stemming (any language)
     search: Mapped[Any] = mapped_column(TSVECTOR, Computed(SEARCH_VECTOR, persisted=True), deferred=True)
 

@@ -25,9 +25,10 @@ def reusable_pages(session: Session, fingerprints: set[str], engine_version: str
 
 
 def stored_page(session: Session, page_id: int) -> models.Page:
-    """A stored page with its blocks, their tables with cells and their formulas loaded."""
+    """A stored page with its blocks and their lines, their tables with cells and their formulas loaded."""
     return session.execute(
         select(models.Page).where(models.Page.id == page_id).options(
+            selectinload(models.Page.blocks).undefer(models.Block.lines),
             selectinload(models.Page.blocks).selectinload(models.Block.table).selectinload(models.PageTable.cells),
             selectinload(models.Page.blocks).selectinload(models.Block.formula),
         )

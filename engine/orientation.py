@@ -13,7 +13,7 @@ import dataclasses
 
 import numpy as np
 
-from engine.types import BBox, Block, FoundTable, Line, PageInput, PageState, Region
+from engine.types import BBox, Block, FoundTable, Line, PageInput, PageState, Region, Word
 
 TURNS = (0, 90, 180, 270)
 MAJORITY = 2 / 3  # share of a page's characters that must run one way for the page to be read turned that way
@@ -60,7 +60,8 @@ def turn_image(image: np.ndarray, turn: int) -> np.ndarray:
 
 def turn_line(line: Line, turn: int, width: float, height: float) -> Line:
     spans = [dataclasses.replace(span, bbox=turn_box(span.bbox, turn, width, height)) for span in line.spans]
-    return dataclasses.replace(line, bbox=turn_box(line.bbox, turn, width, height), spans=spans)
+    words = [Word(word.text, turn_box(word.bbox, turn, width, height)) for word in line.words]
+    return dataclasses.replace(line, bbox=turn_box(line.bbox, turn, width, height), spans=spans, words=words)
 
 
 def turn_input(page: PageInput, turn: int) -> PageInput:

@@ -32,6 +32,7 @@ from engine.stages.reading_order import ReadingOrderStage
 from engine.stages.tables import TableStage
 from engine.stages.text_layer import TextLayerStage
 from engine.types import PageInput, PageResult, PageState
+from engine.words import with_words
 
 Stage = Callable[[list[PageState]], list[PageState]]
 
@@ -61,6 +62,8 @@ class Pipeline:
 
 def _result(page: PageState, version: str) -> PageResult:
     turn_page(page, -page.turn)  # stages work upright; results are in the displayed page's coordinates
+    for block in page.blocks:
+        block.lines = [with_words(line) for line in block.lines]
     return PageResult(
         key=page.input.key,
         width=page.input.width,

@@ -27,6 +27,14 @@ class Span:
 
 
 @dataclass(slots=True)
+class Word:
+    """A word of a line and where it stands: from the text layer's characters, or from the ink of an OCR line."""
+
+    text: str
+    bbox: BBox
+
+
+@dataclass(slots=True)
 class Line:
     """One line of text, from the text layer (with spans) or from OCR (with a confidence)."""
 
@@ -37,6 +45,7 @@ class Line:
     math: float = 0.0  # share of the line's characters set in math fonts or math symbols
     confidence: float | None = None
     spans: list[Span] = field(default_factory=list)
+    words: list[Word] = field(default_factory=list)  # the words of `text`, each with its box (engine/words.py)
 
     @property
     def width(self) -> float:

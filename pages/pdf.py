@@ -13,6 +13,7 @@ import pymupdf
 from engine.mathiness import math_letters_repaired
 from engine.orientation import direction_turn, dominant_turn, turn_box, turn_line, turned_size
 from engine.types import Line, PageInput, Span
+from engine.words import words_at
 from pages.budget import PageBudget
 from pages.pdf_layout import analyse_layout, as_box, layout_worth_it
 from sources.failures import BadDocument, mupdf_message, unreadable
@@ -166,25 +167,33 @@ def read_text_layer(page: pymupdf.Page) -> TextLayer:
     by_turn: dict[int, list[Line]] = defaultdict(list)
     objects = characters = 0
     unmapped = unmapped_fonts(page)
-    for block in page.get_text("dict", flags=flags)["blocks"]:
+    for block in page.get_text("rawdict", flags=flags)["blocks"]:
         for raw_line in block.get("lines", ()):
+            texts = ["".join(char["c"] for char in s["chars"]) for s in raw_line["spans"]]
             objects += len(raw_line["spans"])
-            characters += sum(len(s["text"]) for s in raw_line["spans"])
+            characters += sum(len(text) for text in texts)
             dx, dy = raw_line["dir"]
             turn = direction_turn(dx * rotation.a + dy * rotation.c, dx * rotation.b + dy * rotation.d)
             if turn is None:
                 continue
-            # spans in the line's own upright frame, where it runs left to right
-            spans = [
-                Span(text=math_letters_repaired(s["text"], s["font"]),
-                     bbox=turn_box(as_box(pymupdf.Rect(s["bbox"]) * rotation), turn, width, height),
-                     size=float(s["size"]), font=s["font"],
-                     bold=bool(s["flags"] & _BOLD_FLAG) or "bold" in s["font"].lower(), unmapped=s["font"] in unmapped)
-                for s in raw_line["spans"] if not _glyph_codes_only(s["text"])
-            ]
+
+            def upright(box: Any) -> tuple[float, float, float, float]:
+                """A box of the unrotated page in the line's own upright frame, where it runs left to right."""
+                return turn_box(as_box(pymupdf.Rect(box) * rotation), turn, width, height)  # noqa: B023
+
+            spans, pieces = [], {}
+            for s, text in zip(raw_line["spans"], texts):
+                if _glyph_codes_only(text):
+                    continue
+                span = Span(text=math_letters_repaired(text, s["font"]), bbox=upright(s["bbox"]),
+                            size=float(s["size"]), font=s["font"],
+                            bold=bool(s["flags"] & _BOLD_FLAG) or "bold" in s["font"].lower(),
+                            unmapped=s["font"] in unmapped)
+                spans.append(span)
+                pieces[id(span)] = [(word, upright(box)) for word, box in _word_boxes(s["chars"])]
             w, h = turned_size(width, height, turn)
             back = (360 - turn) % 360
-            by_turn[turn].extend(turn_line(line, back, w, h) for line in _split_at_gaps(spans))
+            by_turn[turn].extend(turn_line(line, back, w, h) for line in _split_at_gaps(spans, pieces))
     by_turn = {turn: named_bullets(lines) for turn, lines in by_turn.items()}
     chars = {turn: sum(len(line.text) for line in lines) for turn, lines in by_turn.items()}
     turn = dominant_turn(chars)
@@ -212,7 +221,27 @@ def _glyph_codes_only(text: str) -> bool:
     return all(c.isspace() or unicodedata.category(c) == "Cc" for c in text)
 
 
-def _split_at_gaps(spans: list[Span]) -> list[Line]:
+def _word_boxes(chars: list[dict[str, Any]]) -> list[tuple[str, tuple[float, ...]]]:
+    """A span's characters as words (cut at white space), each with the union of its characters' boxes."""
+    words: list[tuple[str, tuple[float, ...]]] = []
+    joined = False  # the next character continues the last word
+    for char in chars:
+        if char["c"].isspace():
+            joined = False
+            continue
+        x0, y0, x1, y1 = char["bbox"]
+        if joined:
+            text, box = words.pop()
+            words.append((text + char["c"], (min(box[0], x0), min(box[1], y0), max(box[2], x1), max(box[3], y1))))
+        else:
+            words.append((char["c"], (x0, y0, x1, y1)))
+        joined = True
+    return words
+
+
+def _split_at_gaps(spans: list[Span], pieces: dict[int, list[tuple[str, tuple[float, ...]]]]) -> list[Line]:
+    """The spans of one text-layer line as lines of their own where they stand far apart; `pieces`: each span's
+    words with their boxes (_word_boxes), by the span's id."""
     groups: list[list[Span]] = []
     for span in spans:
         if groups:
@@ -222,22 +251,31 @@ def _split_at_gaps(spans: list[Span]) -> list[Line]:
                 groups[-1].append(span)
                 continue
         groups.append([span])
-    return [_line_of(group) for group in groups]
+    return [_line_of(group, pieces) for group in groups]
 
 
-def _line_of(spans: list[Span]) -> Line:
+def _line_of(spans: list[Span], pieces: dict[int, list[tuple[str, tuple[float, ...]]]]) -> Line:
     text = spans[0].text
+    words = list(pieces[id(spans[0])])
     for previous, span in zip(spans, spans[1:]):
         gap = span.bbox[0] - previous.bbox[2]
-        if gap > 0.15 * span.size and not text.endswith(" ") and not span.text.startswith(" "):
+        touching = not text[-1:].isspace() and not span.text[:1].isspace()
+        if touching and gap > 0.15 * span.size:
             text += " "
+        following = pieces[id(span)]
+        if touching and gap <= 0.15 * span.size and words and following:  # one word set in two spans
+            (left, a), (right, b), following = words.pop(), following[0], following[1:]
+            words.append((left + right, (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))))
         text += span.text
+        words.extend(following)
     bbox = (min(s.bbox[0] for s in spans), min(s.bbox[1] for s in spans),
             max(s.bbox[2] for s in spans), max(s.bbox[3] for s in spans))
     weights = [len(s.text.strip()) for s in spans]
     size = max(spans, key=lambda s: len(s.text.strip())).size
     bold = sum(w for s, w in zip(spans, weights) if s.bold) > sum(weights) / 2
-    return Line(text=" ".join(text.split()), bbox=bbox, size=size, bold=bold, spans=spans)
+    text = " ".join(text.split())
+    return Line(text=text, bbox=bbox, size=size, bold=bold, spans=spans,
+                words=words_at(text, bbox, [box for _, box in words]))
 
 
 def named_bullets(lines: list[Line]) -> list[Line]:

@@ -1,6 +1,7 @@
 """Engine results turned into database rows; one batch is written in one transaction."""
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 from sqlalchemy import Engine
 from sqlalchemy.exc import DataError
@@ -20,7 +21,7 @@ from db.store import (
     storable,
     stored_page_numbers,
 )
-from engine.types import Block, Formula, PageResult, Table, TableCell
+from engine.types import Block, Formula, Line, PageResult, Table, TableCell, Word
 from validation.gate import BLOCK, QUARANTINED, Issue, flagged_blocks
 
 
@@ -136,7 +137,7 @@ def stored_result(session: Session, page_id: int, key: str) -> PageResult:
 
 def _engine_block(row: models.Block) -> Block:
     block = Block(type=row.type, bbox=(row.x0, row.y0, row.x1, row.y1), text=row.text, confidence=row.confidence,
-                  order=row.reading_order)
+                  order=row.reading_order, lines=[stored_line(record) for record in row.lines])
     if row.table is not None:
         block.table = Table(rows=row.table.n_rows, cols=row.table.n_cols, html=row.table.html, cells=[
             TableCell(row=c.row, col=c.col, text=c.text, row_span=c.row_span, col_span=c.col_span,
@@ -190,7 +191,8 @@ def issue_row(issue: Issue, blocks: list[models.Block]) -> models.PageIssue:
 def block_row(block: Block, width: float, height: float) -> models.Block:
     x0, y0, x1, y1 = _clamped(block.bbox, width, height)
     row = models.Block(reading_order=block.order, type=block.type, x0=x0, y0=y0, x1=x1, y1=y1,
-                       text=storable(block.text), confidence=block.confidence)
+                       text=storable(block.text), confidence=block.confidence,
+                       lines=[line_record(line, width, height) for line in block.lines])
     if block.table is not None:
         row.table = models.PageTable(
             n_rows=block.table.rows,
@@ -206,6 +208,20 @@ def block_row(block: Block, width: float, height: float) -> models.Block:
         row.formula = models.Formula(latex=storable(block.formula.latex), display=block.formula.display,
                                      confidence=block.formula.confidence)
     return row
+
+
+def line_record(line: Line, width: float, height: float) -> dict[str, Any]:
+    """A line as `blocks.lines` keeps it: text, box, confidence (None from a text layer) and words with boxes."""
+    return {"text": storable(line.text), "bbox": list(_clamped(line.bbox, width, height)),
+            "confidence": None if line.confidence is None else round(line.confidence, 4),
+            "words": [[storable(word.text), *_clamped(word.bbox, width, height)] for word in line.words]}
+
+
+def stored_line(record: dict[str, Any]) -> Line:
+    """A stored line read back as the engine's (its font size estimated from its box, as OCR's is)."""
+    x0, y0, x1, y1 = record["bbox"]
+    return Line(text=record["text"], bbox=(x0, y0, x1, y1), size=y1 - y0, confidence=record["confidence"],
+                words=[Word(text, (a, b, c, d)) for text, a, b, c, d in record["words"]])
 
 
 def _clamped(bbox: tuple[float, float, float, float], width: float, height: float) -> tuple[float, ...]:

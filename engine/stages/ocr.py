@@ -14,6 +14,8 @@ column heads) they stay where they are.
 
 import logging
 
+import numpy as np
+
 from engine.geometry import beside, center_inside
 from engine.ink import blank
 from engine.mathiness import text_math_share
@@ -22,6 +24,7 @@ from engine.ocr.fallback import ScriptFallback
 from engine.ocr.orientation import LineDirection, is_side_text
 from engine.ocr.trust import MIN_CONFIDENCE, Trust, measure
 from engine.ocr.two_pass import LineReader
+from engine.ocr.word_boxes import ocr_words
 from engine.orientation import turn_page
 from engine.page_source import PageRenderer
 from engine.types import Line, PageState
@@ -57,6 +60,7 @@ class OcrStage:
                     crops.append(crop_line(page.image, detection.quad))
                     owners.append((page, detection))
         crops = self._side_text_upright(crops, [detection for _, detection in owners])
+        crop_of = {id(detection): crop for (_, detection), crop in zip(owners, crops)}
         readings: dict[int, list[tuple[str, float, Detection]]] = {id(page): [] for page in inked}
         upright: dict[int, list] = {id(page): [] for page in inked}
         for (text, confidence), (page, detection), crop in zip(self.recognizer(crops), owners, crops):
@@ -70,9 +74,9 @@ class OcrStage:
             if not page.use_text_layer and not trust.trusted:  # judged on whole pages only, not on pictures
                 found = self._read_again(page, trust, found, upright[id(page)])
                 side = []
-            lines = [_line_in_points(text, confidence, detection, page.image_scale)
+            lines = [_line_in_points(text, confidence, detection, page.image_scale, crop_of[id(detection)])
                      for text, confidence, detection in found if text and confidence >= MIN_CONFIDENCE]
-            across = [_line_in_points(text, confidence, detection, page.image_scale)
+            across = [_line_in_points(text, confidence, detection, page.image_scale, crop_of[id(detection)])
                       for text, confidence, detection in side if text and confidence >= MIN_CONFIDENCE]
             if self.direction is None:  # without the classifier half of them would read upside down
                 across = []
@@ -134,6 +138,9 @@ def _wanted(page: PageState, detection: Detection) -> bool:
     )
 
 
-def _line_in_points(text: str, confidence: float, detection: Detection, scale: float) -> Line:
-    return Line(text=text, bbox=_in_points(detection, scale), size=LINE_TO_FONT_SIZE * detection.line_height / scale,
-                confidence=confidence, math=text_math_share(text))
+def _line_in_points(text: str, confidence: float, detection: Detection, scale: float, crop: np.ndarray) -> Line:
+    """The line read from `crop` in points, with its words where its ink puts them."""
+    bbox = _in_points(detection, scale)
+    return Line(text=text, bbox=bbox, size=LINE_TO_FONT_SIZE * detection.line_height / scale,
+                confidence=confidence, math=text_math_share(text),
+                words=ocr_words(text, crop, detection, scale, bbox))

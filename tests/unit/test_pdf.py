@@ -75,3 +75,24 @@ def test_a_bullet_glyph_mapped_to_no_character_reads_as_a_bullet():
     assert [line.text for line in named] == [
         "• Security fundamentals", "•", "Current state of security", "\ufffd", wide.text]
     assert named_bullets([far, _span_line(("words too far away", 120, 200))])[0].text == "\ufffd"
+
+
+@pytest.mark.parametrize("rotation", [0, 90])
+def test_text_layer_words_have_their_characters_boxes(rotation: int):
+    """Each line's words are its text split at spaces, boxed where PyMuPDF puts their characters: a word set in two
+    fonts (two spans) is one word; on a page shown turned, boxes are in the displayed page's coordinates."""
+    document = pymupdf.open()
+    page = document.new_page(width=400, height=300)
+    page.insert_text((50, 100), "Harbour Board ", fontname="helv", fontsize=12)
+    length = pymupdf.get_text_length("Harbour Board ", fontname="helv", fontsize=12)
+    page.insert_text((50 + length, 100), "min", fontname="hebo", fontsize=12)
+    page.insert_text((50 + length + pymupdf.get_text_length("min", fontname="hebo", fontsize=12), 100), "utes 1931",
+                     fontname="helv", fontsize=12)
+    page.set_rotation(rotation)
+    page = pymupdf.open("pdf", document.tobytes())[0]
+    [line] = text_layer_lines(page)
+    assert line.text == "Harbour Board minutes 1931"
+    expected = [pymupdf.Rect(word[:4]) * page.rotation_matrix for word in page.get_text("words")]
+    assert [word.text for word in line.words] == ["Harbour", "Board", "minutes", "1931"]
+    for word, rect in zip(line.words, expected):
+        assert word.bbox == pytest.approx(tuple(rect), abs=0.01)
