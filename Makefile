@@ -18,16 +18,18 @@ OCR_PACKAGES := tesseract-ocr tesseract-ocr-osd tesseract-ocr-eng tesseract-ocr-
 # The formula tests and benchmarks/tex_math.py set formulas with pdfLaTeX (Computer Modern, Latin Modern, txfonts):
 # real TeX output whose glyphs folio reads LaTeX back from.
 TEX_PACKAGES := texlive-latex-base texlive-latex-recommended texlive-fonts-recommended
+# The searchable-PDF test reads the exported text back with Poppler's pdftotext, as a viewer's search would.
+EXPORT_PACKAGES := poppler-utils
 # The monitoring test scrapes folio with Debian's Prometheus and its Pushgateway; promtool checks the alert rules.
 MONITORING_PACKAGES := prometheus prometheus-pushgateway
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test setup ocr-packages tex-packages monitoring-packages
+.PHONY: demo test setup ocr-packages tex-packages export-packages monitoring-packages
 
 demo: $(STAMP) ocr-packages
 	$(BIN)/folio demo
 
-test: $(STAMP) /usr/bin/chromedriver ocr-packages tex-packages monitoring-packages
+test: $(STAMP) /usr/bin/chromedriver ocr-packages tex-packages export-packages monitoring-packages
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
@@ -43,6 +45,10 @@ ocr-packages:
 tex-packages:
 	@dpkg -s $(TEX_PACKAGES) >/dev/null 2>&1 || $(SUDO) apt-get install -y -q $(TEX_PACKAGES) \
 		|| ($(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q $(TEX_PACKAGES))
+
+export-packages:
+	@dpkg -s $(EXPORT_PACKAGES) >/dev/null 2>&1 || $(SUDO) apt-get install -y -q $(EXPORT_PACKAGES) \
+		|| ($(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q $(EXPORT_PACKAGES))
 
 monitoring-packages:
 	@dpkg -s $(MONITORING_PACKAGES) >/dev/null 2>&1 || $(SUDO) apt-get install -y -q $(MONITORING_PACKAGES) \

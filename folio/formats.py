@@ -12,6 +12,8 @@ from typing import Any
 
 from db.export import Render, json_body
 from db.statuses import PageStatus
+from folio.alto import to_alto
+from folio.searchable_pdf import original_pdf, searchable_pdf
 
 FURNITURE = frozenset({"header", "footer", "page_number"})
 _BULLET = re.compile(r"^\s*[•◦▪▫‣⁃●○■□·*–—-]\s*")
@@ -24,6 +26,7 @@ class Format:
     suffix: str
     content_type: str
     render: Render
+    full: bool = False  # rendered from the full export: with each block's lines and the document's sources
 
 
 def _body_blocks(export: dict[str, Any]):
@@ -171,4 +174,7 @@ FORMATS = {
     "markdown": Format(".md", "text/markdown; charset=utf-8", to_markdown),
     "html": Format(".html", "text/html; charset=utf-8", to_html),
     "text": Format(".txt", "text/plain; charset=utf-8", to_text),
+    "alto": Format(".alto.xml", "application/xml", to_alto, full=True),
+    "pdf": Format(".pdf", "application/pdf", lambda export: searchable_pdf(export, original_pdf(export["document"])),
+                  full=True),
 }

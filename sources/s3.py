@@ -107,3 +107,9 @@ def put_files(files: Iterable[tuple[str, bytes]], prefix_uri: str, content_type:
         client().put_object(Bucket=bucket, Key=prefix + name, Body=body, ContentType=content_type)
         count += 1
     return count
+
+
+def read_object(uri: str) -> bytes:
+    """The bytes of the object at an s3:// URI."""
+    bucket, key = split_uri(uri)
+    return client().get_object(Bucket=bucket, Key=key)["Body"].read()

@@ -190,19 +190,38 @@ def cmd_export(args: argparse.Namespace) -> int:
     from db.documents import DocumentFilter
     from db.export import export_files, one_export, write_exports
     from folio.formats import FORMATS
+    from folio.searchable_pdf import SourceMissing
 
     chosen = DocumentFilter(tuple(args.id or ()), tuple(args.sha256 or ()), tuple(args.source or ()), args.since)
     form = FORMATS[args.format]
+    missing: list[str] = []
+
+    def render(export: dict) -> str | bytes | None:
+        """The document rendered; None, with a line on stderr, when its PDF is no longer where it was seen."""
+        try:
+            return form.render(export)
+        except SourceMissing as error:
+            missing.append(str(error))
+            print(f"folio export: {error}", file=sys.stderr)
+            return None
+
     if args.out == "-":
-        sys.stdout.write(form.render(one_export(database(), chosen)))
-        return 0
-    if args.out.startswith("s3://"):
+        body = render(one_export(database(), chosen, full=form.full))
+        if isinstance(body, bytes):
+            sys.stdout.buffer.write(body)
+        elif body is not None:
+            sys.stdout.write(body)
+    elif args.out.startswith("s3://"):
         from sources.s3 import put_files
 
-        count = put_files(export_files(database(), chosen, form.render, form.suffix), args.out, form.content_type)
+        count = put_files(export_files(database(), chosen, render, form.suffix, form.full), args.out,
+                          form.content_type)
     else:
-        count = write_exports(database(), Path(args.out), chosen, form.render, form.suffix)
-    console.print(f"{count} documents exported to {args.out} ({args.format})", highlight=False)
+        count = write_exports(database(), Path(args.out), chosen, render, form.suffix, form.full)
+    if args.out != "-":
+        console.print(f"{count} documents exported to {args.out} ({args.format})", highlight=False)
+    if missing:
+        raise Failed(f"{len(missing)} document(s) not exported: their PDF is no longer where it was seen")
     return 0
 
 

@@ -170,16 +170,20 @@ def build_parser() -> Parser:
                       help="rows of the example query to print, 0 for all (25)")
 
     export = command(
-        "export", "write stored documents as JSON, Markdown, HTML or text, all or those chosen by the filters",
+        "export", "write stored documents as JSON, Markdown, HTML, text, ALTO XML or searchable PDFs, all or those "
+                  "chosen by the filters",
         "folio export --out exports/", "folio export --format markdown --source '*minutes-1931*' --out -",
         "folio export --format html --since 2026-11-01 --out s3://bucket/exports/",
-        description="Write one file per stored document (<sha256>.json, .md, .html or .txt), read back from "
-                    "PostgreSQL; filters combine with AND. Markdown: titles as headings, tables as Markdown (HTML "
-                    "where cells span), formulas as $$...$$, running headers, footers and page numbers left out.")
+        "folio export --format pdf --source '*scans*' --out searchable/",
+        description="Write one file per stored document (<sha256>.json, .md, .html, .txt, .alto.xml or .pdf), read "
+                    "back from PostgreSQL; filters combine with AND. Markdown: titles as headings, tables as Markdown "
+                    "(HTML where cells span), formulas as $$...$$, running headers, footers and page numbers left "
+                    "out. ALTO: ALTO 4, every stored line and word with its box. PDF: the original file (read again "
+                    "from where it was seen) with an invisible text layer over the lines read by OCR.")
     export.add_argument("--out", required=True, metavar="DEST",
                         help="folder or s3://bucket/prefix to write into; - for standard output (one document)")
-    export.add_argument("--format", choices=("json", "markdown", "html", "text"), default="json",
-                        help="json (the export contract, default), markdown, html or text")
+    export.add_argument("--format", choices=("json", "markdown", "html", "text", "alto", "pdf"), default="json",
+                        help="json (the export contract, default), markdown, html, text, alto or pdf")
     export.add_argument("--id", nargs="+", type=whole_number(1), metavar="ID", help="documents with these ids")
     export.add_argument("--sha256", nargs="+", metavar="PREFIX",
                         help="documents whose sha256 starts with one of these (8 characters at least)")
