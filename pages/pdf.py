@@ -176,21 +176,18 @@ def read_text_layer(page: pymupdf.Page) -> TextLayer:
             turn = direction_turn(dx * rotation.a + dy * rotation.c, dx * rotation.b + dy * rotation.d)
             if turn is None:
                 continue
-
-            def upright(box: Any) -> tuple[float, float, float, float]:
-                """A box of the unrotated page in the line's own upright frame, where it runs left to right."""
-                return turn_box(as_box(pymupdf.Rect(box) * rotation), turn, width, height)  # noqa: B023
-
+            # spans in the line's own upright frame, where it runs left to right
+            frame = (rotation, turn, width, height)
             spans, pieces = [], {}
             for s, text in zip(raw_line["spans"], texts):
                 if _glyph_codes_only(text):
                     continue
-                span = Span(text=math_letters_repaired(text, s["font"]), bbox=upright(s["bbox"]),
+                span = Span(text=math_letters_repaired(text, s["font"]), bbox=_upright(s["bbox"], *frame),
                             size=float(s["size"]), font=s["font"],
                             bold=bool(s["flags"] & _BOLD_FLAG) or "bold" in s["font"].lower(),
                             unmapped=s["font"] in unmapped)
                 spans.append(span)
-                pieces[id(span)] = [(word, upright(box)) for word, box in _word_boxes(s["chars"])]
+                pieces[id(span)] = [(word, _upright(box, *frame)) for word, box in _word_boxes(s["chars"])]
             w, h = turned_size(width, height, turn)
             back = (360 - turn) % 360
             by_turn[turn].extend(turn_line(line, back, w, h) for line in _split_at_gaps(spans, pieces))
@@ -219,6 +216,11 @@ def unmapped_fonts(page: pymupdf.Page) -> set[str]:
 def _glyph_codes_only(text: str) -> bool:
     """Nothing but spaces and control characters: a symbol font's bullet or checkbox mapped to no character."""
     return all(c.isspace() or unicodedata.category(c) == "Cc" for c in text)
+
+
+def _upright(box: Any, rotation: pymupdf.Matrix, turn: int, width: float, height: float) -> tuple[float, ...]:
+    """A box of the unrotated page in the displayed page turned by `turn` (`width` x `height` displayed)."""
+    return turn_box(as_box(pymupdf.Rect(box) * rotation), turn, width, height)
 
 
 def _word_boxes(chars: list[dict[str, Any]]) -> list[tuple[str, tuple[float, ...]]]:

@@ -146,6 +146,18 @@ def test_a_run_over_an_s3_prefix(s3_endpoint: str, tmp_path: Path, new_database_
     exported = json.loads(s3.get_object(Bucket="archive", Key=keys[0])["Body"].read())
     assert exported["document"]["status"] == "done"
 
+    # searchable PDFs of documents seen in S3: each original read again from its object
+    export = FolioProcess(["export", "--format", "pdf", "--out", "s3://archive/searchable"], url, home,
+                          **credentials(s3_endpoint))
+    assert export.finish() == 0, "".join(export.lines)[-3000:]
+    written = {item["Key"]: s3.get_object(Bucket="archive", Key=item["Key"])
+               for item in s3.list_objects_v2(Bucket="archive", Prefix="searchable/")["Contents"]}
+    assert {response["ContentType"] for response in written.values()} == {"application/pdf"}
+    bodies = [response["Body"].read() for response in written.values()]
+    assert report.read_bytes() in bodies  # born-digital: the original as it is
+    [searchable] = [body for body in bodies if body != report.read_bytes()]
+    assert searchable.startswith(scan.read_bytes()) and len(searchable) > len(scan.read_bytes())
+
     again = FolioRun("s3://archive/deliveries/2026-11", url, home, **credentials(s3_endpoint))
     assert again.finish() == 0, "".join(again.lines)[-3000:]
     assert "  files  2 listed: 2 unchanged\n" in "".join(again.lines)  # same ETags: unread
