@@ -121,6 +121,47 @@ def ledger_layout_json(image_size: tuple[int, int], width: float = 570.0) -> str
     ])
 
 
+LEDGER_BOXES = [(58, 54, 270, 75), (58, 93, 170, 108), (58, 120, 380, 148), (68, 160, 260, 174), (68, 176, 270, 190),
+                (70, 209, 440, 281), (228, 305, 300, 322), (58, 340, 380, 354)]  # each block's, in points
+
+
+def ledger_grounded_markdown(width: float = 570.0) -> str:
+    """The ledger page as DeepSeek-OCR answers: each element's type and box (normalised to 0-999 of the page), then
+    its Markdown; the paragraph's box given as two, one a line, as the model sometimes does."""
+    def det(x0: float, y0: float, x1: float, y1: float) -> str:
+        return f"[{round(x0 / width * 999)}, {round(y0 / HEIGHT * 999)}, {round(x1 / width * 999)}, " \
+               f"{round(y1 / HEIGHT * 999)}]"
+
+    def element(kind: str, boxes: list[tuple[float, ...]], content: str) -> str:
+        return f"<|ref|>{kind}<|/ref|><|det|>[{', '.join(det(*box) for box in boxes)}]<|/det|>\n{content}\n\n"
+
+    title, heading, paragraph, first, second, table, formula, closing = LEDGER_BOXES
+    return "".join([
+        element("title", [title], "# Harbour Office Accounts"),
+        element("sub_title", [heading], "## Receipts for 1901"),
+        element("text", [(58, 120, 380, 134), (58, 134, 380, 148)],
+                "The harbour office kept its accounts in ledgers, one for each\nquarter, and closed them at the end of "
+                "the year."),
+        element("text", [first], "- Dues from shipping and pilotage"),
+        element("text", [second], "- Rents of the quays and warehouses"),
+        element("table", [table], '<table><tr><td rowspan="2">Series</td><td colspan="2">Volumes</td></tr><tr>'
+                '<td>Boxes</td><td>Pages</td></tr><tr><td>Ledgers</td><td>112</td><td>38,400</td></tr><tr>'
+                '<td>Letters</td><td>64</td><td>21,950</td></tr></table>'),
+        element("equation", [formula], "\\[\na^{2} + b^{2} = c^{2}\n\\]"),
+        element("text", [closing], "The accounts were audited every year by the city treasurer."),
+    ])
+
+
+def scanned_copy(pdf: Path, path: Path, dpi: int = 150) -> Path:
+    """The PDF's first page as a scan: an image of it on a page of the same size, no text layer."""
+    with pymupdf.open(pdf) as source:
+        pixmap = source[0].get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY)
+        document = pymupdf.open()
+        page = document.new_page(width=source[0].rect.width, height=source[0].rect.height)
+        page.insert_image(page.rect, pixmap=pixmap)
+    return _save(document, path)
+
+
 LETTER = PageSpec(title="Letter to the Harbour Board", paragraphs=PARAGRAPHS[:2])
 LETTER_MARKDOWN = FRONT_MATTER + "# Letter to the Harbour Board\n\n" + "\n\n".join(PARAGRAPHS[:2]) + "\n"
 ASKS_TO_TURN = ("---\nprimary_language: en\nis_rotation_valid: False\nrotation_correction: 90\nis_table: False\n"

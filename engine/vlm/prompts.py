@@ -2,8 +2,9 @@
 
 The prompts are the ones the models were trained with, as their authors publish them:
 olmOCR's v4 YAML prompt (allenai/olmocr, olmocr/prompts/prompts.py; with the page's text layer,
-its anchored prompt) and dots.ocr's `prompt_layout_all_en` (rednote-hilab/dots.ocr,
-dots_ocr/utils/prompts.py), whose image comes before its text with the image tokens vLLM expects.
+its anchored prompt), dots.ocr's `prompt_layout_all_en` (rednote-hilab/dots.ocr,
+dots_ocr/utils/prompts.py), whose image comes before its text with the image tokens vLLM expects, and
+DeepSeek-OCR's grounded document prompt (deepseek-ai/DeepSeek-OCR, its README), after the image.
 """
 
 from collections.abc import Callable
@@ -12,6 +13,7 @@ from typing import Any
 
 from engine.types import Line
 from engine.vlm.answer import Reading
+from engine.vlm.grounded import read_grounded_markdown
 from engine.vlm.layout_json import read_layout_json
 from engine.vlm.markdown import read_markdown
 
@@ -49,6 +51,7 @@ its category, and the corresponding text content within the bbox.
 
 5. Final Output: The entire output must be a single JSON object.
 """
+GROUNDED_PROMPT = "<|grounding|>Convert the document to markdown."  # DeepSeek-OCR's document prompt
 IMAGE_TOKENS = "<|img|><|imgpad|><|endofimg|>"  # dots.ocr's client sends them, so that vLLM adds no newline
 ANCHOR_CHARS = 4000  # olmOCR's budget for a page's anchor text
 
@@ -71,9 +74,14 @@ def _layout_content(image_url: str, anchor: str | None) -> list[dict[str, Any]]:
             {"type": "text", "text": IMAGE_TOKENS + LAYOUT_PROMPT}]
 
 
+def _grounded_content(image_url: str, anchor: str | None) -> list[dict[str, Any]]:
+    return [{"type": "image_url", "image_url": {"url": image_url}}, {"type": "text", "text": GROUNDED_PROMPT}]
+
+
 FORMATS = {
     "markdown": AnswerFormat("markdown", _markdown_content, read_markdown, anchors=True),
     "layout-json": AnswerFormat("layout-json", _layout_content, read_layout_json, anchors=False),
+    "deepseek-ocr": AnswerFormat("deepseek-ocr", _grounded_content, read_grounded_markdown, anchors=False),
 }
 
 

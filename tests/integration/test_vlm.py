@@ -194,6 +194,43 @@ def test_layout_json_reuse_and_reprocess(database: Engine, empty_database: str, 
     assert [(b["type"], b["text"]) for b in reused_blocks] == [(b["type"], b["text"]) for b in blocks]
 
 
+def test_deepseek_ocr_grounded_markdown_on_a_born_digital_and_a_scanned_page(empty_database: str, tmp_path: Path):
+    folder = tmp_path / "archive"
+    folder.mkdir()
+    ledger = vlm_pages.ledger_pdf(folder / "ledger.pdf")
+    scan = vlm_pages.scanned_copy(vlm_pages.ledger_pdf(tmp_path / "wider.pdf", width=600), folder / "scan.pdf")
+    malformed = vlm_pages.text_pdf(folder / "malformed.pdf", 500, vlm_pages.LINES)
+    sizes = {name: image_size(str(pdf)) for name, pdf in (("ledger", ledger), ("scan", scan), ("bad", malformed))}
+    with vlm_server() as server:
+        server.script(sizes["ledger"], Reply(vlm_pages.ledger_grounded_markdown()))
+        server.script(sizes["scan"], Reply(vlm_pages.ledger_grounded_markdown(width=600)))
+        server.script(sizes["bad"], Reply("The board met on Tuesday."))  # no grounding: not this format
+        settings = vlm_settings(server, FOLIO_VLM_FORMAT="deepseek-ocr")
+        run = FolioRun(folder, empty_database, tmp_path / "home", **settings)
+        assert run.finish() == 0, "".join(run.lines)[-3000:]
+    assert {request.prompt for request in server.requests} == {"<|grounding|>Convert the document to markdown."}
+    exports = exported(empty_database, tmp_path / "home", tmp_path / "export")
+    assert exports["malformed.pdf"]["pages"][0]["error"] == \
+        "vlm: unreadable deepseek-ocr answer: no <|ref|>…<|/ref|><|det|>…<|/det|> element in the answer"
+    for name in ("ledger.pdf", "scan.pdf"):
+        page = exports[name]["pages"][0]
+        blocks = page["blocks"]
+        assert page["text_layer"] is (name == "ledger.pdf")
+        assert [(b["type"], b["text"][:24]) for b in blocks] == [
+            ("title", "Harbour Office Accounts"), ("title", "Receipts for 1901"),
+            ("text", "The harbour office kept "), ("list_item", "Dues from shipping and p"),
+            ("list_item", "Rents of the quays and w"), ("table", "Series Volumes Boxes Pag"),
+            ("formula", "a^{2} + b^{2} = c^{2}"), ("text", "The accounts were audite")], name
+        for block, box in zip(blocks, vlm_pages.LEDGER_BOXES):  # the model's boxes, from 0-999 back to points
+            assert block["bbox"] == pytest.approx(list(box), abs=1.5), (name, block["type"])
+        cells = blocks[5]["table"]["cells"]
+        assert (cells[0]["text"], cells[0]["row_span"], cells[1]["text"], cells[1]["col_span"]) == \
+            ("Series", 2, "Volumes", 2)
+        assert blocks[6]["latex"] == "a^{2} + b^{2} = c^{2}"
+    versions = rows(empty_database, "SELECT DISTINCT engine_version FROM pages WHERE status = 'done'")
+    assert [version.split("+")[0] for version, in versions] == [f"vlm:{server.model}:deepseek-ocr:{ENGINE_VERSION}"]
+
+
 def test_engine_info_without_a_server(empty_database: str, tmp_path: Path):
     with vlm_server() as server:
         settings = vlm_settings(server, FOLIO_VLM_API_KEY=KEY)

@@ -1,5 +1,5 @@
-"""Reading VLM answers: olmOCR-style page Markdown and dots.ocr-style layout JSON, written by hand from the
-formats the models publish."""
+"""Reading VLM answers: olmOCR-style page Markdown, dots.ocr-style layout JSON and DeepSeek-OCR's grounded Markdown,
+written by hand from the formats the models publish."""
 
 import json
 from collections.abc import Callable
@@ -7,6 +7,7 @@ from collections.abc import Callable
 import pytest
 
 from engine.vlm.answer import Reading, UnreadableAnswer, is_page_number, plain
+from engine.vlm.grounded import read_grounded_markdown
 from engine.vlm.layout_json import model_size, read_layout_json
 from engine.vlm.markdown import read_markdown
 from engine.vlm.tables import html_table, pipe_table
@@ -164,6 +165,11 @@ def test_dots_ocr_layout_json_categories_and_boxes():
     (read_layout_json, '{"page": 1}', "not a list of blocks"),
     (read_layout_json, '[{"bbox": [1, 2, 3], "category": "Text", "text": "x"}]', "bbox"),
     (read_layout_json, '["a block"]', "not an object"),
+    (read_grounded_markdown, "# Minutes\n\nThe board met.", "no <|ref|>"),
+    (read_grounded_markdown, "<|ref|>text<|/ref|><|det|>[[10, 20, 30]]<|/det|>\nx",
+     "element 1: '\\[\\[10, 20, 30\\]\\]' is not"),
+    (read_grounded_markdown, "<|ref|>text<|/ref|><|det|>[[1, 2, 3, 4]]<|/det|>x\n<|ref|>text<|/ref|><|det|>"
+                             "[[1, 2, 3, 4]<|/det|>y", "element 2"),
 ])
 def test_a_malformed_answer_is_unreadable(read: Callable[[str, tuple[int, int]], Reading], answer: str, reason: str):
     with pytest.raises(UnreadableAnswer, match=reason):
@@ -181,3 +187,51 @@ def test_plain_text_and_page_numbers():
     assert plain("a * b * c stays") == "a * b * c stays"
     assert [is_page_number(t) for t in ("12", "- 3 -", "xiv", "Page 3 of 9", "Printed by the city")] == \
         [True, True, True, True, False]
+
+
+DEEPSEEK_PAGE = """<|ref|>header<|/ref|><|det|>[[100, 10, 900, 25]]<|/det|>
+Annual Report
+
+<|ref|>title<|/ref|><|det|>[[100, 40, 900, 80]]<|/det|>
+# Harbour Office Accounts
+
+<|ref|>text<|/ref|><|det|>[[100, 90, 900, 200], [100, 205, 600, 230]]<|/det|>
+The **harbour office** kept its accounts in ledgers,
+one for each quarter.
+
+<|ref|>text<|/ref|><|det|>[[110, 240, 600, 255]]<|/det|>
+- Dues from shipping
+
+<|ref|>table<|/ref|><|det|>[[100, 270, 900, 400]]<|/det|>
+<table><tr><td rowspan="2">Series</td><td colspan="2">Volumes</td></tr><tr><td>Boxes</td><td>Pages</td></tr>\
+<tr><td>Ledgers</td><td>112</td><td>38,400</td></tr></table>
+
+<|ref|>equation<|/ref|><|det|>[[300, 420, 700, 460]]<|/det|>
+\\[
+a^{2} + b^{2} = c^{2}
+\\]
+
+<|ref|>image<|/ref|><|det|>[[0, 480, 999, 999]]<|/det|>
+
+<|ref|>image_caption<|/ref|><|det|>[[100, 900, 500, 920]]<|/det|>
+<center>Figure 1: the quay</center>
+
+<|ref|>footer<|/ref|><|det|>[[480, 960, 520, 980]]<|/det|>
+- 3 -
+"""
+
+
+def test_deepseek_ocr_grounded_markdown_types_boxes_tables_and_equations():
+    width, height = 1000, 1998
+    reading = read_grounded_markdown(DEEPSEEK_PAGE, (width, height))
+    assert [d.type for d in reading.drafts] == ["header", "title", "text", "list_item", "table", "formula", "figure",
+                                                "caption", "page_number"]
+    header, title, text, item, table, formula, figure, caption, _ = reading.drafts
+    assert (header.text, title.text, item.text, caption.text) == (
+        "Annual Report", "Harbour Office Accounts", "Dues from shipping", "Figure 1: the quay")
+    assert text.text == "The harbour office kept its accounts in ledgers, one for each quarter."
+    assert text.box == pytest.approx((100 * width / 999, 90 * height / 999, 900 * width / 999, 230 * height / 999))
+    assert figure.box == pytest.approx((0.0, 480 * height / 999, width, height))  # 999: the image's far edges
+    assert (table.table.rows, table.table.cols) == (3, 3)
+    assert table.table.cells[0].row_span == 2 and table.table.cells[1].col_span == 2
+    assert formula.latex == "a^{2} + b^{2} = c^{2}"
