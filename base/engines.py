@@ -1,7 +1,7 @@
 """The engine FOLIO_ENGINE names, configured from the settings in one place: its configuration and its identity."""
 
 from base.settings import Settings, get_settings
-from engine.config import EngineConfig, VlmConfig
+from engine.config import ELEMENT_FORMAT, EngineConfig, VlmConfig
 from engine.identity import Identity
 from engine.runtime.onnx import threads_per_worker
 
@@ -23,11 +23,13 @@ def vlm_config(settings: Settings | None = None) -> VlmConfig:
         raise ValueError("FOLIO_ENGINE=vlm needs FOLIO_VLM_URL (the server's OpenAI-compatible base URL, e.g. "
                          "http://gpu-1:8000/v1) and FOLIO_VLM_MODEL (the model it serves)")
     key = settings.vlm_api_key.get_secret_value() if settings.vlm_api_key else None
+    pipeline = engine_config(settings) if settings.vlm_format == ELEMENT_FORMAT else None
     return VlmConfig(url=settings.vlm_url, model=settings.vlm_model, format=settings.vlm_format, api_key=key,
                      concurrency=settings.vlm_concurrency, timeout=settings.vlm_timeout_seconds,
                      image_side=settings.vlm_image_side, anchor_text=settings.vlm_anchor_text,
                      device=settings.device, engine_cache=settings.engine_cache,
-                     threads=threads_per_worker(settings.workers), ocr_model_dir=settings.ocr_model_dir)
+                     threads=threads_per_worker(settings.workers), ocr_model_dir=settings.ocr_model_dir,
+                     text=settings.vlm_text, pipeline=pipeline)
 
 
 def configured_engine(settings: Settings | None = None) -> EngineConfig | VlmConfig:

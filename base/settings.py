@@ -57,9 +57,13 @@ class Settings(BaseSettings):
                                 "http://gpu-1:8000/v1")
     vlm_model: str | None = Field(default=None, description="the model name the server serves")
     vlm_api_key: SecretStr | None = Field(default=None, description="sent as a bearer token; never logged")
-    vlm_format: str = Field(default=VLM.format, pattern="^(markdown|layout-json|deepseek-ocr)$",
+    vlm_format: str = Field(default=VLM.format, pattern="^(markdown|layout-json|deepseek-ocr|paddleocr-vl)$",
                             description="how the model answers: markdown (olmOCR-style page Markdown), layout-json "
-                                        "(dots.ocr-style blocks) or deepseek-ocr (DeepSeek-OCR's grounded Markdown)")
+                                        "(dots.ocr-style blocks), deepseek-ocr (DeepSeek-OCR's grounded Markdown) "
+                                        "or paddleocr-vl (PaddleOCR-VL reads each region folio's pipeline finds)")
+    vlm_text: Literal["layer", "all"] = Field(default=VLM.text, description="paddleocr-vl: layer (text regions of "
+                                              "a page with a trusted text layer keep its text) or all (the model "
+                                              "reads every text region)")
     vlm_concurrency: int = Field(default=VLM.concurrency, ge=1, le=1024, description="requests in flight at once "
                                  "per process")
     vlm_timeout_seconds: float = Field(default=VLM.timeout, gt=0, description="how long one page's answer may take")

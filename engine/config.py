@@ -38,9 +38,12 @@ class VlmConfig:
     ocr_model_dir: Path | None = None
     engine_cache: Path | None = None
     threads: int = 0  # the text detector's intra-op threads on CPU; 0: every core (see threads_per_worker)
+    text: str = "layer"  # paddleocr-vl: "layer" keeps a trusted text layer's text in text regions; "all" reads them
+    pipeline: EngineConfig | None = None  # paddleocr-vl: the pipeline that finds the regions and their order
 
     def __repr__(self) -> str:  # the API key stays out of logs and tracebacks
         return f"VlmConfig(url={self.url!r}, model={self.model!r}, format={self.format!r})"
 
 
 VLM_DEFAULTS = VlmConfig(url="", model="")  # every setting but the server and its model
+ELEMENT_FORMAT = "paddleocr-vl"  # the format whose model reads the regions folio's pipeline finds, one at a time

@@ -61,6 +61,7 @@ class Pipeline:
 
 
 def _result(page: PageState, version: str) -> PageResult:
+    upright = page.turn
     turn_page(page, -page.turn)  # stages work upright; results are in the displayed page's coordinates
     for block in page.blocks:
         block.lines = [with_words(line) for line in block.lines]
@@ -74,6 +75,7 @@ def _result(page: PageState, version: str) -> PageResult:
         stage_seconds=dict(page.seconds),
         ink=None if page.image is None else round(ink_share(page.image), 5),
         untrusted=page.untrusted,
+        turn=upright,
         fallback_ocr=page.fallback_ocr,
         layer_trust=None if page.layer_trust is None else page.layer_trust.record(),
     )

@@ -210,6 +210,7 @@ class PageResult:
     fallback_ocr: str | None = None  # see PageState
     layer_trust: dict[str, object] | None = None  # whether its text layer was used, why, and the measures
     error: str | None = None  # why the engine could not parse the page (an answer it cannot read); stored as failed
+    turn: int = 0  # clockwise degrees that turn the displayed page so that its text reads upright (not stored)
 
     @property
     def seconds(self) -> float:

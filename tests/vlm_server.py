@@ -12,7 +12,7 @@ import select
 import socket
 import struct
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -54,6 +54,7 @@ class VlmServer:
     requests: list[Request] = field(default_factory=list)
     most_in_flight: int = 0
     url: str = ""
+    chooser: Callable[[Request], Reply] | None = None
 
     def __post_init__(self) -> None:
         self._lock = threading.Condition()
@@ -63,6 +64,10 @@ class VlmServer:
         """The replies to images of this size, in turn; the last one is repeated."""
         self.scripts[image_size] = list(replies)
 
+    def answer_by(self, choose: Callable[[Request], Reply]) -> None:
+        """Replies chosen from the request (its prompt, its image's size) for images no script is recorded for."""
+        self.chooser = choose
+
     def requests_for(self, image_size: tuple[int, int]) -> list[Request]:
         return [request for request in self.requests if request.image_size == image_size]
 
@@ -70,6 +75,8 @@ class VlmServer:
         with self._lock:
             self.requests.append(request)
             replies = self.scripts.get(request.image_size)
+            if not replies and self.chooser is not None:
+                return self.chooser(request)
             if not replies:
                 return Reply(status=400, text=f"no answer recorded for an image of {request.image_size}")
             return replies.pop(0) if len(replies) > 1 else replies[0]

@@ -6,12 +6,17 @@ ConnectionError or TimeoutError, which the tasks' retry policy retries; a reques
 only into the Authorization header and is cut out of every message this module makes.
 """
 
+import base64
 import threading
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+import cv2
 import httpx
+import numpy as np
+
+from engine.config import VlmConfig
 
 MAX_DETAIL = 300  # characters of a server's error body kept in a message
 
@@ -119,3 +124,26 @@ def shown_url(url: str) -> str:
         return url
     netloc = parts.netloc.rsplit("@", 1)[1]
     return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{netloc}"))
+
+
+def server_rows(client: VlmClient, config: VlmConfig) -> list[tuple[str, str]]:
+    """What `folio engine info` shows of the server: where, which model and format, whether a key is set and whether
+    the server answers (the key's value never)."""
+    try:
+        served = client.served_models()
+        answers = f"yes, serving {', '.join(served) or 'no model'}"
+        if config.model not in served:
+            answers += f" (not {config.model})"
+    except (ConnectionError, TimeoutError, ServerRefused) as error:
+        answers = f"no: {error}"
+    return [("server", client.shown_url), ("model", config.model), ("answer format", config.format),
+            ("API key", "set" if config.api_key else "not set"), ("server answers", answers),
+            ("requests in flight", str(config.concurrency))]
+
+
+def png_data_url(image: np.ndarray) -> str:
+    """An RGB image as a `data:image/png;base64,…` URL, as an `image_url` part carries it."""
+    ok, png = cv2.imencode(".png", cv2.cvtColor(image, cv2.COLOR_RGB2BGR))
+    if not ok:
+        raise ValueError("the image could not be encoded as PNG")
+    return "data:image/png;base64," + base64.b64encode(png.tobytes()).decode("ascii")

@@ -7,18 +7,16 @@ failed page with that reason); a busy, failing or silent server raises Connectio
 which the tasks retry.
 """
 
-import base64
 import logging
 import time
 from collections.abc import Iterator
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
-import cv2
 import numpy as np
 
 from engine import ENGINE_VERSION
-from engine.config import VlmConfig
+from engine.config import ELEMENT_FORMAT, PIPELINE_DEFAULTS, VlmConfig
 from engine.identity import Identity, identify
 from engine.ink import ink_share
 from engine.layer_trust import Verdict, measure_layer, trusted_layer
@@ -26,11 +24,13 @@ from engine.ocr.detector import TextDetector, load_text_detector
 from engine.ocr.models import find_ocr_models
 from engine.orientation import turn_box, turn_image, turn_input
 from engine.page_source import PageSource, batch_source
+from engine.pipeline import build_pipeline
 from engine.render import render_page
 from engine.types import BBox, Block, PageInput, PageResult
 from engine.vlm.align import layer_words, place_by_lines, place_by_words
 from engine.vlm.answer import Draft, Reading, UnreadableAnswer
-from engine.vlm.client import ServerRefused, VlmClient
+from engine.vlm.client import ServerRefused, VlmClient, png_data_url, server_rows
+from engine.vlm.elements import ElementEngine, element_identity
 from engine.vlm.prompts import FORMATS, anchor_text
 
 log = logging.getLogger(__name__)
@@ -40,6 +40,8 @@ def vlm_identity(config: VlmConfig) -> Identity:
     """What this engine's results depend on: the model, the answer format, the page image and the prompt, and the
     text detector that places blocks on scans; its version (`vlm:<model>:<format>:<engine version>+<12 hex>`) is
     stored with each page it parses."""
+    if config.format == ELEMENT_FORMAT:
+        return element_identity(config)
     try:
         detector = [find_ocr_models(config.ocr_model_dir).det]
     except FileNotFoundError:
@@ -103,17 +105,7 @@ class VlmEngine:
     def describe(self) -> list[tuple[str, str]]:
         """What `folio engine info` shows: the server, the model, the format, whether a key is set and whether
         the server answers (the key's value never)."""
-        try:
-            served = self.client.served_models()
-            answers = f"yes, serving {', '.join(served) or 'no model'}"
-            if self.config.model not in served:
-                answers += f" (not {self.config.model})"
-        except (ConnectionError, TimeoutError, ServerRefused) as error:
-            answers = f"no: {error}"
-        return [("engine", f"vlm ({self.version})"), ("server", self.client.shown_url),
-                ("model", self.config.model), ("answer format", self.config.format),
-                ("API key", "set" if self.config.api_key else "not set"), ("server answers", answers),
-                ("requests in flight", str(self.config.concurrency)),
+        return [("engine", f"vlm ({self.version})"), *server_rows(self.client, self.config),
                 ("image", f"{self.config.image_side} px on the longest side")]
 
     def _rendered(self, inputs: list[PageInput], source: PageSource) -> Iterator[tuple[PageInput, np.ndarray, float]]:
@@ -141,7 +133,7 @@ class VlmEngine:
     def _ask_once(self, page: PageInput, image: np.ndarray, turn: int, anchor: str | None) -> Reading | str:
         sent = turn_image(image, turn)
         try:
-            answer = self.client.complete(self.format.content(_data_url(sent), anchor))
+            answer = self.client.complete(self.format.content(png_data_url(sent), anchor))
         except ServerRefused as error:
             return f"vlm: {error}"
         if answer.finish_reason == "length":
@@ -184,13 +176,6 @@ class VlmEngine:
             result.blocks = _displayed(blocks, asked.turn, upright.width, upright.height)
 
 
-def _data_url(image: np.ndarray) -> str:
-    ok, png = cv2.imencode(".png", cv2.cvtColor(image, cv2.COLOR_RGB2BGR))
-    if not ok:
-        raise ValueError("the page image could not be encoded as PNG")
-    return "data:image/png;base64," + base64.b64encode(png.tobytes()).decode("ascii")
-
-
 def _in_points(draft: Draft, scale: float) -> Draft:
     if draft.box is None:
         return draft
@@ -211,7 +196,7 @@ def _box(box: BBox) -> BBox:
     return tuple(round(float(v), 2) for v in box)
 
 
-def build_vlm_engine(config: VlmConfig, check_model: bool = True) -> VlmEngine:
+def build_vlm_engine(config: VlmConfig, check_model: bool = True) -> VlmEngine | ElementEngine:
     """The engine with its client and the text detector that places blocks on scans (when its model is found).
 
     With `check_model`, a server that answers but does not serve the model is an error (a server that does
@@ -220,6 +205,8 @@ def build_vlm_engine(config: VlmConfig, check_model: bool = True) -> VlmEngine:
     client = VlmClient(config.url, config.model, config.api_key, config.timeout, config.concurrency)
     if check_model:
         _check_served(client)
+    if config.format == ELEMENT_FORMAT:
+        return ElementEngine(config, client, build_pipeline(config.pipeline or PIPELINE_DEFAULTS))
     try:
         detector = load_text_detector(find_ocr_models(config.ocr_model_dir).det, config.device,
                                       config.engine_cache, config.threads)

@@ -7,7 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import psycopg
+import pymupdf
 import pytest
 from sqlalchemy import Engine
 
@@ -17,7 +19,7 @@ from engine.types import Block, Formula, PageResult, Table, TableCell
 from tests import vlm_pages
 from tests.integration.contract import assert_export_contract
 from tests.integration.folio_process import FolioProcess, FolioRun, folio_env
-from tests.vlm_server import Reply, VlmServer, image_size, vlm_server
+from tests.vlm_server import Reply, Request, VlmServer, image_size, vlm_server
 from validation.gate import validate_results
 
 KEY = "sk-folio-secret-0c4e9a71"
@@ -229,6 +231,66 @@ def test_deepseek_ocr_grounded_markdown_on_a_born_digital_and_a_scanned_page(emp
         assert blocks[6]["latex"] == "a^{2} + b^{2} = c^{2}"
     versions = rows(empty_database, "SELECT DISTINCT engine_version FROM pages WHERE status = 'done'")
     assert [version.split("+")[0] for version, in versions] == [f"vlm:{server.model}:deepseek-ocr:{ENGINE_VERSION}"]
+
+
+LEDGER_OTSL = ("<fcel>Series<fcel>Volumes<lcel><nl><ucel><fcel>Boxes<fcel>Pages<nl><fcel>Ledgers<fcel>112"
+               "<fcel>38,400<nl><fcel>Letters<fcel>64<fcel>21,950<nl>")
+
+
+def element_answer(request: Request) -> Reply:
+    """PaddleOCR-VL's answer to a region, by its task prompt; a text region's answer names the crop's size."""
+    if request.prompt == "Table Recognition:":
+        return Reply(LEDGER_OTSL)
+    if request.prompt == "Formula Recognition:":
+        return Reply("$$a^{2} + b^{2} = c^{2}$$")
+    if request.prompt == "OCR:":
+        return Reply("Read {}x{}".format(*request.image_size))
+    return Reply(status=400, text=f"no task prompt: {request.prompt!r}")
+
+
+def test_paddleocr_vl_reads_each_region_folio_finds(empty_database: str, tmp_path: Path):
+    folder = tmp_path / "archive"
+    folder.mkdir()
+    ledger = vlm_pages.ledger_pdf(tmp_path / "ledger.pdf")
+    picture = np.tile(np.linspace(40, 220, 120, dtype=np.uint8), (100, 1))  # a grey gradient
+    with pymupdf.open(ledger) as document:  # and a picture, which is not sent
+        document[0].insert_image(pymupdf.Rect(420, 420, 540, 520), pixmap=pymupdf.Pixmap(
+            pymupdf.csGRAY, picture.shape[1], picture.shape[0], picture.tobytes(), False))
+        document.save(folder / "ledger.pdf")
+    vlm_pages.scanned_copy(vlm_pages.ledger_pdf(tmp_path / "wider.pdf", width=600), folder / "scan.pdf")
+    with vlm_server(gather=4) as server:
+        server.answer_by(element_answer)
+        settings = vlm_settings(server, FOLIO_VLM_FORMAT="paddleocr-vl", FOLIO_VLM_CONCURRENCY="4")
+        run = FolioRun(folder, empty_database, tmp_path / "home", **settings)
+        assert run.finish() == 0, "".join(run.lines)[-3000:]
+        info = folio(empty_database, tmp_path / "home", "engine", "info", **settings)
+    assert info.returncode == 0, info.stdout + info.stderr
+    assert "paddleocr-vl" in info.stdout and "folio's pipeline" in info.stdout and "layout" in info.stdout
+    exports = exported(empty_database, tmp_path / "home", tmp_path / "export")
+    born, scanned = exports["ledger.pdf"]["pages"][0], exports["scan.pdf"]["pages"][0]
+    # the born-digital page: its text regions keep the text layer's text; the table goes to the model
+    assert [b["type"] for b in born["blocks"]][:6] == ["title", "title", "text", "list_item", "list_item", "table"]
+    assert born["blocks"][0]["text"] == "Harbour Office Accounts" and "figure" in [b["type"] for b in born["blocks"]]
+    # the scan: every region read by the model, in the pipeline's reading order
+    assert [b["type"] for b in scanned["blocks"]] == ["title", "text", "text", "list_item", "list_item", "table",
+                                                      "formula", "text"]
+    read = [b for b in scanned["blocks"] if b["type"] not in ("table", "formula")]
+    for block in read:  # the answer for its own crop: the box and the margin around it at 200 dpi
+        width, height = map(int, block["text"].removeprefix("Read ").split("x"))
+        x0, y0, x1, y1 = block["bbox"]
+        assert (width, height) == pytest.approx(((x1 - x0 + 6) * 200 / 72, (y1 - y0 + 6) * 200 / 72), abs=2)
+    for page in (born, scanned):
+        table = next(b for b in page["blocks"] if b["type"] == "table")["table"]
+        assert (table["rows"], table["cols"]) == (4, 3)
+        assert [(c["text"], c["row_span"], c["col_span"]) for c in table["cells"][:2]] == \
+            [("Series", 2, 1), ("Volumes", 1, 2)]
+    assert next(b for b in scanned["blocks"] if b["type"] == "formula")["latex"] == "a^{2} + b^{2} = c^{2}"
+    # one request a region of the kinds read, none for the picture or the layer's text; four in flight at once
+    prompts = sorted(request.prompt for request in server.requests)
+    assert prompts == sorted(["Table Recognition:"] * 2 + ["Formula Recognition:"] + ["OCR:"] * len(read))
+    assert server.most_in_flight == 4
+    versions = rows(empty_database, "SELECT DISTINCT engine_version FROM pages WHERE status = 'done'")
+    assert [version.split("+")[0] for version, in versions] == [f"vlm:{server.model}:paddleocr-vl:{ENGINE_VERSION}"]
 
 
 def test_engine_info_without_a_server(empty_database: str, tmp_path: Path):
