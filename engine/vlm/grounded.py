@@ -10,8 +10,8 @@ import json
 import re
 
 from engine.types import BlockType
-from engine.vlm.answer import Draft, Reading, UnreadableAnswer, bare_latex, is_page_number, plain
-from engine.vlm.tables import html_table
+from engine.vlm.answer import Draft, Reading, UnreadableAnswer, plain
+from engine.vlm.drafts import typed_draft
 
 TYPES: dict[str, BlockType] = {
     "title": "title", "sub_title": "title", "text": "text", "table": "table", "table_caption": "caption",
@@ -22,10 +22,8 @@ TYPES: dict[str, BlockType] = {
 }
 NORMALISED = 999  # the largest coordinate: the image's right or bottom edge
 _ELEMENT = re.compile(r"<\|ref\|>(.*?)<\|/ref\|>\s*<\|det\|>(.*?)<\|/det\|>", re.DOTALL)
-_HEADING_MARKS = re.compile(r"^#{1,6}\s+")
 _LIST_MARK = re.compile(r"^\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+")
 _MARKDOWN_MARK = re.compile(r"^\s*[-*+]\s+")  # Markdown's own: not the item's text (a printed bullet or number is)
-_ANY_TAG = re.compile(r"<[^>]*>")
 _LAYOUT_TAG = re.compile(r"</?(?:center|div|p)\b[^>]*>", re.IGNORECASE)  # a caption set <center>…</center>
 
 
@@ -67,23 +65,11 @@ def _draft(label: str, content: str, box: tuple[float, float, float, float]) -> 
     kind = TYPES.get(label, "text")
     if kind == "figure":
         return Draft(type="figure", text=plain(content), box=box)
-    if kind == "table":
-        table = html_table(content)
-        if table is not None:
-            return Draft(type="table", text=" ".join(cell.text for cell in table.cells if cell.text), box=box,
-                         table=table)
-        kind, content = "text", _ANY_TAG.sub(" ", content)  # no cell in it: its words as text
-    if kind == "formula":
-        latex = bare_latex(content)
-        return Draft(type="formula", text=latex, box=box, latex=latex) if latex else None
-    content = _LAYOUT_TAG.sub(" ", content)
-    if kind == "title":
-        content = _HEADING_MARKS.sub("", content)
+    if kind != "table":
+        content = _LAYOUT_TAG.sub(" ", content)
     if kind == "text" and _LIST_MARK.match(content) and "\n" not in content:
         kind = "list_item"
-    text = plain(_MARKDOWN_MARK.sub("", content) if kind == "list_item" else content)
-    if not text:
-        return None
-    if kind in ("header", "footer") and is_page_number(text):
-        kind = "page_number"
-    return Draft(type=kind, text=text, box=box)
+    if kind == "list_item":
+        content = _MARKDOWN_MARK.sub("", content)
+    draft = typed_draft(kind, content, box)
+    return draft if draft.text else None

@@ -10,8 +10,8 @@ import math
 import re
 
 from engine.types import BlockType
-from engine.vlm.answer import Draft, Reading, UnreadableAnswer, bare_latex, is_page_number, plain
-from engine.vlm.tables import html_table
+from engine.vlm.answer import Draft, Reading, UnreadableAnswer
+from engine.vlm.drafts import typed_draft
 
 CATEGORIES: dict[str, BlockType] = {
     "Caption": "caption", "Footnote": "footnote", "Formula": "formula", "List-item": "list_item",
@@ -20,8 +20,6 @@ CATEGORIES: dict[str, BlockType] = {
 }
 FACTOR, MIN_PIXELS, MAX_PIXELS = 28, 3136, 11289600  # dots.ocr's image processor
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
-_HEADING_MARKS = re.compile(r"^#{1,6}\s+")
-_ANY_TAG = re.compile(r"<[^>]*>")
 
 
 def model_size(width: int, height: int) -> tuple[int, int]:
@@ -69,18 +67,4 @@ def _draft(number: int, item: object, scale_x: float, scale_y: float) -> Draft:
         raise UnreadableAnswer(f"layout JSON block {number}: category {category!r} or its text is not a string")
     x0, x1 = sorted((bbox[0] * scale_x, bbox[2] * scale_x))
     y0, y1 = sorted((bbox[1] * scale_y, bbox[3] * scale_y))
-    kind = CATEGORIES.get(category.strip(), "text")
-    box = (x0, y0, x1, y1)
-    if kind == "table":
-        table = html_table(text)
-        if table is not None:
-            return Draft(type="table", text=" ".join(cell.text for cell in table.cells if cell.text), box=box,
-                         table=table)
-        kind, text = "text", _ANY_TAG.sub(" ", text)  # no cell in it: its words as text
-    if kind == "formula":
-        latex = bare_latex(text)
-        return Draft(type="formula", text=latex, box=box, latex=latex)
-    content = plain(_HEADING_MARKS.sub("", text.strip()) if kind == "title" else text)
-    if kind in ("header", "footer") and is_page_number(content):
-        kind = "page_number"
-    return Draft(type=kind, text=content, box=box)
+    return typed_draft(CATEGORIES.get(category.strip(), "text"), text, (x0, y0, x1, y1))
