@@ -13,7 +13,7 @@ from typing import Any
 from db.export import Render, json_body
 from db.statuses import PageStatus
 from folio.alto import to_alto
-from folio.searchable_pdf import original_pdf, searchable_pdf
+from folio.searchable_pdf import document_pdf
 
 FURNITURE = frozenset({"header", "footer", "page_number"})
 _BULLET = re.compile(r"^\s*[•◦▪▫‣⁃●○■□·*–—-]\s*")
@@ -175,6 +175,5 @@ FORMATS = {
     "html": Format(".html", "text/html; charset=utf-8", to_html),
     "text": Format(".txt", "text/plain; charset=utf-8", to_text),
     "alto": Format(".alto.xml", "application/xml", to_alto, full=True),
-    "pdf": Format(".pdf", "application/pdf", lambda export: searchable_pdf(export, original_pdf(export["document"])),
-                  full=True),
+    "pdf": Format(".pdf", "application/pdf", document_pdf, full=True),
 }
