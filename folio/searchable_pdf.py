@@ -31,15 +31,18 @@ class SourceMissing(Exception):
 def original_pdf(document: dict[str, Any]) -> bytes:
     """The bytes of the document's PDF, from the first place it was seen that still holds them."""
     uris = list(dict.fromkeys([document["source"], *document.get("sources", [])]))
+    why = []
     for uri in uris:
         try:
             data = _read(uri)
-        except OSError:
+        except OSError as error:
+            why.append(error.strerror.lower() if error.strerror else str(error))
             continue
         if hashlib.sha256(data).hexdigest() == document["sha256"]:
             return data
-    raise SourceMissing(f"{document['sha256'][:12]}: its PDF is no longer at {' or '.join(uris)} (moved, deleted or "
-                        "changed since it was read)")
+        why.append("other bytes now")
+    raise SourceMissing(f"{document['sha256'][:12]}: its PDF is no longer at "
+                        + " or ".join(f"{uri} ({reason})" for uri, reason in zip(uris, why)))
 
 
 def _read(uri: str) -> bytes:
