@@ -10,6 +10,7 @@ from typing import Any
 
 import pymupdf
 
+from engine.geometry import union
 from engine.mathiness import math_letters_repaired
 from engine.orientation import direction_turn, dominant_turn, turn_box, turn_line, turned_size
 from engine.types import Line, PageInput, Span
@@ -225,20 +226,18 @@ def _upright(box: Any, rotation: pymupdf.Matrix, turn: int, width: float, height
 
 def _word_boxes(chars: list[dict[str, Any]]) -> list[tuple[str, tuple[float, ...]]]:
     """A span's characters as words (cut at white space), each with the union of its characters' boxes."""
-    words: list[tuple[str, tuple[float, ...]]] = []
+    words: list[tuple[list[str], list[tuple[float, ...]]]] = []
     joined = False  # the next character continues the last word
     for char in chars:
         if char["c"].isspace():
             joined = False
             continue
-        x0, y0, x1, y1 = char["bbox"]
-        if joined:
-            text, box = words.pop()
-            words.append((text + char["c"], (min(box[0], x0), min(box[1], y0), max(box[2], x1), max(box[3], y1))))
-        else:
-            words.append((char["c"], (x0, y0, x1, y1)))
+        if not joined:
+            words.append(([], []))
+        words[-1][0].append(char["c"])
+        words[-1][1].append(char["bbox"])
         joined = True
-    return words
+    return [("".join(text), union(boxes)) for text, boxes in words]
 
 
 def _split_at_gaps(spans: list[Span], pieces: dict[int, list[tuple[str, tuple[float, ...]]]]) -> list[Line]:
@@ -267,7 +266,7 @@ def _line_of(spans: list[Span], pieces: dict[int, list[tuple[str, tuple[float, .
         following = pieces[id(span)]
         if touching and gap <= 0.15 * span.size and words and following:  # one word set in two spans
             (left, a), (right, b), following = words.pop(), following[0], following[1:]
-            words.append((left + right, (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))))
+            words.append((left + right, union([a, b])))
         text += span.text
         words.extend(following)
     bbox = (min(s.bbox[0] for s in spans), min(s.bbox[1] for s in spans),
