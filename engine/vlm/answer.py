@@ -7,6 +7,11 @@ from dataclasses import dataclass, field
 from engine.types import BBox, BlockType, Table
 
 
+def is_box(value: object) -> bool:
+    """Whether a model's answer gave a box as it should: a list of four numbers."""
+    return isinstance(value, list) and len(value) == 4 and all(isinstance(v, int | float) for v in value)
+
+
 class UnreadableAnswer(ValueError):
     """The model's answer is not in the format asked for; the page is failed with this reason."""
 

@@ -10,7 +10,7 @@ import json
 import re
 
 from engine.types import BlockType
-from engine.vlm.answer import Draft, Reading, UnreadableAnswer, plain
+from engine.vlm.answer import Draft, Reading, UnreadableAnswer, is_box, plain
 from engine.vlm.drafts import typed_draft
 
 TYPES: dict[str, BlockType] = {
@@ -48,11 +48,9 @@ def _box(number: int, det: str, image_size: tuple[int, int]) -> tuple[float, flo
         boxes = json.loads(det)
     except json.JSONDecodeError:
         boxes = None
-    if isinstance(boxes, list) and len(boxes) == 4 and all(isinstance(v, int | float) for v in boxes):
+    if is_box(boxes):
         boxes = [boxes]  # one box written without the outer brackets
-    if not (isinstance(boxes, list) and boxes and all(
-            isinstance(box, list) and len(box) == 4 and all(isinstance(v, int | float) for v in box)
-            for box in boxes)):
+    if not (isinstance(boxes, list) and boxes and all(is_box(box) for box in boxes)):
         raise UnreadableAnswer(f"element {number}: {det.strip()!r} is not [[x1, y1, x2, y2], ...]")
     width, height = image_size
     xs = [v * width / NORMALISED for box in boxes for v in (box[0], box[2])]

@@ -10,7 +10,7 @@ import math
 import re
 
 from engine.types import BlockType
-from engine.vlm.answer import Draft, Reading, UnreadableAnswer
+from engine.vlm.answer import Draft, Reading, UnreadableAnswer, is_box
 from engine.vlm.drafts import typed_draft
 
 CATEGORIES: dict[str, BlockType] = {
@@ -61,7 +61,7 @@ def _draft(number: int, item: object, scale_x: float, scale_y: float) -> Draft:
     if not isinstance(item, dict):
         raise UnreadableAnswer(f"layout JSON block {number} is a {type(item).__name__}, not an object")
     bbox, category, text = item.get("bbox"), item.get("category"), item.get("text") or ""
-    if not (isinstance(bbox, list) and len(bbox) == 4 and all(isinstance(v, int | float) for v in bbox)):
+    if not is_box(bbox):
         raise UnreadableAnswer(f"layout JSON block {number}: bbox {bbox!r} is not [x1, y1, x2, y2]")
     if not isinstance(category, str) or not isinstance(text, str):
         raise UnreadableAnswer(f"layout JSON block {number}: category {category!r} or its text is not a string")
