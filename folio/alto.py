@@ -9,8 +9,7 @@ as lines over its box, the words placed as long as their characters.
 """
 
 from typing import Any
-
-from lxml import etree
+from xml.etree import ElementTree as etree
 
 from folio.block_lines import block_lines
 
@@ -22,8 +21,7 @@ UNITS_PER_POINT = 1200 / 72  # inch1200
 
 def to_alto(export: dict[str, Any]) -> str:
     """The document as an ALTO 4 XML document."""
-    alto = etree.Element(f"{{{NAMESPACE}}}alto", nsmap={None: NAMESPACE, "xsi": XSI})
-    alto.set(f"{{{XSI}}}schemaLocation", f"{NAMESPACE} {SCHEMA}")
+    alto = etree.Element("alto", {"xmlns": NAMESPACE, "xmlns:xsi": XSI, "xsi:schemaLocation": f"{NAMESPACE} {SCHEMA}"})
     description = _child(alto, "Description")
     _child(description, "MeasurementUnit").text = "inch1200"
     source = _child(description, "sourceImageInformation")
@@ -41,10 +39,11 @@ def to_alto(export: dict[str, Any]) -> str:
     layout = _child(alto, "Layout")
     for page in export["pages"]:
         _page(layout, tags, page)
-    return etree.tostring(alto, xml_declaration=True, encoding="UTF-8", pretty_print=True).decode("utf-8")
+    etree.indent(alto)
+    return etree.tostring(alto, encoding="unicode", xml_declaration=True)
 
 
-def _page(layout: etree._Element, tags: etree._Element, page: dict[str, Any]) -> None:
+def _page(layout: etree.Element, tags: etree.Element, page: dict[str, Any]) -> None:
     number = page["page_no"]
     width, height = page["width"] or 0.0, page["height"] or 0.0
     element = _child(layout, "Page", ID=f"P{number}", PHYSICAL_IMG_NR=str(number), WIDTH=_unit(width),
@@ -65,7 +64,7 @@ def _page(layout: etree._Element, tags: etree._Element, page: dict[str, Any]) ->
             _line(text_block, f"{ident}_L{index}", line)
 
 
-def _line(block: etree._Element, ident: str, line: dict[str, Any]) -> None:
+def _line(block: etree.Element, ident: str, line: dict[str, Any]) -> None:
     element = _child(block, "TextLine", ID=ident, **_box(line["bbox"]))
     confidence = {} if line.get("confidence") is None else {"WC": _unit(line["confidence"], 1)}
     for index, (text, *box) in enumerate(line["words"]):
@@ -74,8 +73,8 @@ def _line(block: etree._Element, ident: str, line: dict[str, Any]) -> None:
         _child(element, "String", ID=f"{ident}_W{index}", CONTENT=text, **_box(box), **confidence)
 
 
-def _child(parent: etree._Element, name: str, **attributes: str) -> etree._Element:
-    return etree.SubElement(parent, f"{{{NAMESPACE}}}{name}", attributes)
+def _child(parent: etree.Element, name: str, **attributes: str) -> etree.Element:
+    return etree.SubElement(parent, name, attributes)
 
 
 def _box(box: list[float]) -> dict[str, str]:

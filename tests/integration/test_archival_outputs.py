@@ -6,10 +6,10 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from xml.etree import ElementTree as etree
 
 import pymupdf
 import pytest
-from lxml import etree
 from rapidfuzz.distance import Levenshtein
 from sqlalchemy import Engine, select
 
@@ -105,7 +105,7 @@ def test_alto_holds_every_stored_line_and_word_in_reading_order(database: Engine
                 assert len(element.findall("a:SP", ALTO)) == max(0, len(strings) - 1)
 
 
-def _box(element: etree._Element) -> list[float]:
+def _box(element: etree.Element) -> list[float]:
     """An ALTO element's box in PDF points, as folio stores boxes."""
     x, y, w, h = (float(element.get(name)) / UNITS_PER_POINT for name in ("HPOS", "VPOS", "WIDTH", "HEIGHT"))
     return [x, y, x + w, y + h]
