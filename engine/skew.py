@@ -8,6 +8,7 @@ from engine.types import PageState
 MIN_SKEW = 0.2  # degrees: a page turned less than this is left as it is
 MAX_SKEW = 3.0  # degrees: the largest skew looked for
 SKEW_STEP = 0.05
+COARSE_STEP = 0.25  # degrees between the angles of the first, coarse search
 
 
 def scan_skew(page: PageState) -> float:
@@ -21,7 +22,9 @@ def page_skew(image: np.ndarray) -> float:
     """Degrees (counter-clockwise, as cv2 turns) that level the page's text rows: a projection profile search.
 
     The angle whose rows of ink are sharpest (largest sum of squared row sums) wins; pages with little
-    ink are left level.
+    ink are left level. The search runs every COARSE_STEP degrees, then every SKEW_STEP around the best: a text
+    page's sharpness falls off over most of a degree on either side of its peak (a row's height over the page's
+    width), so the coarse search lands next to it; on dev's and real/'s 63 scans both searches give the same angles.
     """
     grey = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY) if image.ndim == 3 else image
     factor = 1000 / max(grey.shape)
@@ -32,15 +35,25 @@ def page_skew(image: np.ndarray) -> float:
     if len(xs) < 200 or len(xs) > 0.5 * ink.size:
         return 0.0
     xs, ys = xs - xs.mean(), ys - ys.mean()
-    best, best_score = 0.0, -1.0
-    steps = round(MAX_SKEW / SKEW_STEP)
-    for angle in sorted((i * SKEW_STEP for i in range(-steps, steps + 1)), key=abs):  # ties: the smaller turn
-        theta = np.deg2rad(angle)
-        rows = np.round(ys * np.cos(theta) - xs * np.sin(theta)).astype(np.int64)
-        score = float((np.bincount(rows - rows.min()).astype(np.float64) ** 2).sum())
-        if score > best_score:
-            best, best_score = angle, score
-    return round(best, 2)
+
+    def sharpest(angles: list[float]) -> float:
+        best, best_score = 0.0, -1.0
+        for angle in sorted(angles, key=abs):  # ties: the smaller turn
+            theta = np.deg2rad(angle)
+            rows = np.round(ys * np.cos(theta) - xs * np.sin(theta)).astype(np.int64)
+            score = float((np.bincount(rows - rows.min()).astype(np.float64) ** 2).sum())
+            if score > best_score:
+                best, best_score = angle, score
+        return best
+
+    coarse = sharpest(_angles(COARSE_STEP))
+    return round(sharpest([angle for angle in _angles(SKEW_STEP) if abs(angle - coarse) <= COARSE_STEP + 1e-9]), 2)
+
+
+def _angles(step: float) -> list[float]:
+    """Every `step` degrees from -MAX_SKEW to MAX_SKEW."""
+    steps = round(MAX_SKEW / step)
+    return [i * step for i in range(-steps, steps + 1)]
 
 
 def level(grey: np.ndarray, angle: float, centre: tuple[float, float] | None = None) -> np.ndarray:
