@@ -97,8 +97,8 @@ def build_pipeline(config: EngineConfig = PIPELINE_DEFAULTS) -> Pipeline:
                                             openvino="bf16" if bf16 else None),
         "text recognition again": files.reread and load_onnx_model(files.reread, device, REC_PROFILE, cache, threads,
                                                                    cpu_variant=reading),
-        "text direction": files.cls and load_onnx_model(files.cls, device, CLS_PROFILE, cache, threads),
-        "layout": layout_file and load_onnx_model(layout_file, device, CDLA_PROFILE, cache, threads),
+        "text direction": files.cls and load_onnx_model(files.cls, device, CLS_PROFILE, cache, threads, openvino="f32"),
+        "layout": layout_file and load_onnx_model(layout_file, device, CDLA_PROFILE, cache, threads, openvino="f32"),
         "formula": load_formula_model(found.formula, device, cache, threads, config.cpu_bf16),
         "script fallback": found.script_fallback,
     }
