@@ -73,7 +73,7 @@ class LineDirection:
                 height, width = crop.shape[:2]
                 resized_width = max(1, min(CLS_WIDTH, math.ceil(CLS_HEIGHT * width / max(height, 1))))
                 resized = cv2.resize(crop, (resized_width, CLS_HEIGHT), interpolation=cv2.INTER_LINEAR)
-                batch[row, :, :, :resized_width] = normalize(resized)
+                normalize(resized, batch[row, :, :, :resized_width])
             probs = self.model(batch)
             results.extend(float(p[1] / max(p[0] + p[1], 1e-6)) for p in probs)
         return results

@@ -21,9 +21,9 @@ def input_width(crop: np.ndarray, max_width: int = REC_MAX_WIDTH) -> int:
     return int(min(max_width, max(REC_HEIGHT // 2, np.ceil(REC_HEIGHT * width / max(height, 1)))))
 
 
-def line_input(crop: np.ndarray, width: int) -> np.ndarray:
-    """One RGB line crop as the model reads it: scaled to REC_HEIGHT x width, CHW in [-1, 1]."""
-    return normalize(cv2.resize(crop, (width, REC_HEIGHT), interpolation=cv2.INTER_LINEAR))
+def line_input(crop: np.ndarray, width: int, out: np.ndarray | None = None) -> np.ndarray:
+    """One RGB line crop as the model reads it: scaled to REC_HEIGHT x width, CHW in [-1, 1] (into `out`)."""
+    return normalize(cv2.resize(crop, (width, REC_HEIGHT), interpolation=cv2.INTER_LINEAR), out)
 
 
 def calibration_inputs() -> Iterator[np.ndarray]:
@@ -65,7 +65,7 @@ class TextRecognizer:
             batch_width = max(widths[i] for i in chunk)
             batch = np.zeros((len(chunk), 3, REC_HEIGHT, batch_width), dtype=np.float32)
             for row, i in enumerate(chunk):
-                batch[row, :, :, : widths[i]] = line_input(crops[i], widths[i])
+                line_input(crops[i], widths[i], batch[row, :, :, : widths[i]])
             last = start + self.max_batch >= len(order)
             best, best_prob = best_classes(self.model.all_outputs(batch, release=last))
             for i, classes, probs in zip(chunk, best, best_prob):

