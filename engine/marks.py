@@ -23,15 +23,14 @@ LABEL_GAP = 1.5  # line heights: text that starts this near after a box is the b
 def checkboxes(grey: np.ndarray, scale: float, line_height: float) -> list[tuple[BBox, bool]]:
     """The squares about a line tall in a greyscale page image (pixels per point `scale`), in points, with whether
     each holds a mark. Outlined boxes and filled squares set off from the paper around them are both found, by
-    the edges around them."""
+    the edges around them; a box's outer edge is taken before its inner one."""
     edges = cv2.dilate(cv2.Canny(cv2.GaussianBlur(grey, (3, 3), 0), 30, 90), np.ones((2, 2), np.uint8))
     contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
     smallest, largest = MIN_SIDE * line_height * scale, MAX_SIDE * line_height * scale
+    sized = [(contour, (x, y, w, h)) for contour in contours for x, y, w, h in [cv2.boundingRect(contour)]
+             if smallest <= min(w, h) and max(w, h) <= largest and max(w, h) <= MAX_ASPECT * min(w, h)]
     found: list[tuple[BBox, bool]] = []
-    for contour in sorted(contours, key=cv2.contourArea, reverse=True):  # a box's outer edge before its inner
-        x, y, w, h = cv2.boundingRect(contour)
-        if not (smallest <= min(w, h) and max(w, h) <= largest and max(w, h) <= MAX_ASPECT * min(w, h)):
-            continue
+    for contour, (x, y, w, h) in sorted(sized, key=lambda item: cv2.contourArea(item[0]), reverse=True):
         corners = cv2.approxPolyDP(contour, CORNER_TOLERANCE * cv2.arcLength(contour, True), True)
         if len(corners) != 4 or not cv2.isContourConvex(corners) or cv2.contourArea(contour) < MIN_FILL * w * h:
             continue

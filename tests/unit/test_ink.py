@@ -1,10 +1,10 @@
-"""Whether a render holds ink, judged on a sample of its rows and columns as the OCR stage does."""
+"""Whether a render holds ink, judged on a sample of its rows and columns as the OCR stage does, and how much."""
 
 import numpy as np
 import pymupdf
 import pytest
 
-from engine.ink import blank
+from engine.ink import INK_CONTRAST, blank, grey_percentile, ink_share
 from engine.render import render_page
 from engine.stages.ocr import BLANK_STRIDE
 
@@ -30,3 +30,20 @@ def test_white_or_evenly_grey_pages_are_blank():
     grey = np.full((1650, 1275, 3), 200, dtype=np.uint8)
     grey += np.random.default_rng(0).integers(0, 3, grey.shape, dtype=np.uint8)  # paper grain
     assert blank(grey, BLANK_STRIDE)
+
+
+@pytest.mark.parametrize("levels", [None, (0, 17, 200, 255), (250, 251)])
+def test_grey_percentiles_from_counts_are_numpys(levels):
+    rng = np.random.default_rng(5)
+    for size in (1, 2, 7, 100, 1001):
+        grey = (rng.integers(0, 256, size) if levels is None else rng.choice(levels, size)).astype(np.uint8)
+        cumulative = np.cumsum(np.bincount(grey, minlength=256))
+        for q in (0, 1, 50, 75, 90, 100):
+            assert grey_percentile(cumulative, q) == pytest.approx(float(np.percentile(grey, q)), abs=1e-9)
+
+
+def test_ink_share_counts_pixels_darker_than_the_paper_by_the_contrast():
+    image = np.full((100, 100, 3), 240, np.uint8)
+    image[:10, :30] = 240 - INK_CONTRAST  # not darker than paper - contrast
+    image[50:60, :20] = 240 - INK_CONTRAST - 1
+    assert ink_share(image) == pytest.approx(200 / 10_000)
