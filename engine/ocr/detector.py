@@ -166,6 +166,6 @@ def normalize(image: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     out = np.empty((3, *image.shape[:2]), np.float32) if out is None else out
     for channel in range(3):
         out[channel] = image[:, :, 2 - channel]
-    out *= 1 / 127.5
-    out -= 1.0
+    out -= 127.5
+    out *= 1 / 127.5  # in this order, the values of OpenCV's blob to the bit
     return out
