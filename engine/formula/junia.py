@@ -90,7 +90,8 @@ class JuniaFormulaModel:
         """
         encoded = [self.encoder.run({"images": images[start:start + ENCODE_BATCH]}, release=True)
                    for start in range(0, len(images), ENCODE_BATCH)]
-        state = {name: np.concatenate(parts) for name, parts in zip(self.encoder.output_names, zip(*encoded))}
+        state = {name: parts[0] if len(parts) == 1 else np.concatenate(parts)  # one chunk: no copy of its caches
+                 for name, parts in zip(self.encoder.output_names, zip(*encoded))}
         probabilities = state.pop("probs")  # the rest: each layer's cross and cached keys and values, batch first
         count = len(images)
         active = np.arange(count)
