@@ -40,6 +40,7 @@ from engine.runtime.onnx import threads_per_worker
 from pages.budget import page_budget
 from pages.engine_processes import EngineProcesses, load_engine
 from pages.parsing import READING, PageJob, ParsedPages, pdf_source, read_and_parse
+from runs.batches import batch_bounds
 
 KINDS = ("born_digital", "scanned")
 
@@ -56,13 +57,13 @@ def pages_of(split: Path, kind: str) -> list[tuple[Path, int, dict]]:
 
 
 def engine_run(pages, batch_size: int, workers: int, config: EngineConfig, threads: bool = False):
-    """The pages in batches, `workers` batches at once, each batch's pages read and parsed by one worker as the flow
-    does: in engine worker processes (or threads of this process on one pipeline). Returns wall seconds, CPU
-    seconds (user + sys, every thread, of this process and of the workers while they read and parsed), seconds per
-    page of each stage, and the parsed pages."""
+    """The pages in batches cut as the flow cuts them, `workers` batches at once, each batch's pages read and parsed
+    by one worker as the flow does: in engine worker processes (or threads of this process on one pipeline). Returns
+    wall seconds, CPU seconds (user + sys, every thread, of this process and of the workers while they read and
+    parsed), seconds per page of each stage, and the parsed pages."""
     budget = page_budget()
     jobs = [PageJob(str(number), str(path), index) for number, (path, index, _) in enumerate(pages)]
-    batches = [jobs[start:start + batch_size] for start in range(0, len(jobs), batch_size)]
+    batches = [jobs[start:end] for start, end in batch_bounds(len(jobs), batch_size, workers)]
     in_process = threads or workers == 1
     if in_process:
         pipeline = load_engine(config)

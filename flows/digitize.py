@@ -51,7 +51,7 @@ def parse_and_finish(run_id: int, registered: list[Registered], batch_size: int,
     With reuse, a page whose fingerprint has a stored result copies it instead of being parsed.
     """
     log = get_run_logger()
-    batches = make_batches(registered, batch_size, claim, reuse, identity())
+    batches = make_batches(registered, batch_size, claim, reuse, identity(), get_settings().workers)
     total_pages = sum(len(batch.pages) for batch in batches)
     log.info("%d pages to parse in %d batches", total_pages, len(batches))
     progress = RunProgress(total_pages)
