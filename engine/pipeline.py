@@ -14,7 +14,7 @@ from engine.ocr.detector import load_text_detector
 from engine.ocr.fallback import INSTALL_HINT, ScriptFallback
 from engine.ocr.models import CLS_PROFILE, REC_PROFILE
 from engine.ocr.orientation import LineDirection
-from engine.ocr.recognizer import TextRecognizer, cpu_recognizer
+from engine.ocr.recognizer import WIDTH_STEP, TextRecognizer, cpu_recognizer
 from engine.ocr.two_pass import LineReader, TwoPassReader
 from engine.orientation import turn_page
 from engine.page_source import PageRenderer, PageSource, batch_source
@@ -111,7 +111,8 @@ def build_pipeline(config: EngineConfig = PIPELINE_DEFAULTS) -> Pipeline:
         "script fallback": f"no tesseract with language data ({INSTALL_HINT}); pages it would read are failed",
     }
     renderer = PageRenderer(config.ocr_dpi, config.max_page_pixels)
-    recognizer: LineReader = TextRecognizer(models["text recognition"], files.keys)
+    recognizer: LineReader = TextRecognizer(models["text recognition"], files.keys,
+                                            width_step=WIDTH_STEP if bf16 else 1)  # tiny on OpenVINO
     if models["text recognition again"]:
         recognizer = TwoPassReader(recognizer, TextRecognizer(models["text recognition again"]))
     ocr = OcrStage(renderer, detector, recognizer, ScriptFallback(models["script fallback"]),

