@@ -49,9 +49,7 @@ def cpu_recognizer(path: Path, cache_dir: Path | None, int8: bool) -> Path:
 
 class TextRecognizer:
     """Reads line crops; crops are sorted by width and padded per batch so padding stays small (to the batch's widest,
-    rounded up to `width_step`). The padding is white, the paper a line continues on: padded with grey (zero, as
-    PaddleOCR pads), a line's reading moved with its neighbours' widths ("Training of paralegals" read "Training o
-    paralegals" when another line of its batch was detected a pixel wider)."""
+    rounded up to `width_step`)."""
 
     def __init__(self, model: OnnxModel, keys: Path | None = None, max_batch: int = REC_MAX_BATCH,
                  max_width: int = REC_MAX_WIDTH, width_step: int = 1):
@@ -74,7 +72,7 @@ class TextRecognizer:
         for start in range(0, len(order), self.max_batch):
             chunk = order[start:start + self.max_batch]
             batch_width = min(self.max_width, -(-max(widths[i] for i in chunk) // self.width_step) * self.width_step)
-            batch = np.ones((len(chunk), 3, REC_HEIGHT, batch_width), dtype=np.float32)  # white: paper, not grey
+            batch = np.zeros((len(chunk), 3, REC_HEIGHT, batch_width), dtype=np.float32)
             for row, i in enumerate(chunk):
                 line_input(crops[i], widths[i], batch[row, :, :, : widths[i]])
             last = start + self.max_batch >= len(order)
