@@ -14,10 +14,10 @@ from engine.ocr.word_gaps import spaced
 from engine.runtime import OnnxModel
 from engine.runtime.quantize import int8_variant
 
-# For a model OpenVINO runs compiled for any shape, a batch's width is rounded up to a multiple of this: it then meets
-# a few dozen input shapes rather than one for every line width, and prepares its kernels once for each shape it
+# For a model OpenVINO runs compiled for any shape, a line's input width is rounded up to a multiple of this: it then
+# meets a few dozen input shapes rather than one for every line width, and prepares its kernels once for each shape it
 # meets (tiny's recognizer on dev's scans: 7.4 -> 6.0 ms CPU a line on pages after the first ones, 8.8 -> 7.2 on the
-# first ones). ONNX Runtime gains nothing from it, and a line's reading moves a little with its padding.
+# first ones). ONNX Runtime gains nothing from it: there each line is read at its own width.
 WIDTH_STEP = 64
 
 
@@ -48,13 +48,13 @@ def cpu_recognizer(path: Path, cache_dir: Path | None, int8: bool) -> Path:
 
 
 class TextRecognizer:
-    """Reads line crops; crops are sorted by width and padded per batch so padding stays small (to the batch's widest,
-    rounded up to `width_step`)."""
+    """Reads line crops, each at its own width rounded up to `width_step`: crops of one rounded width are batched
+    together, so a line's reading never depends on the other lines read with it (the padding moves readings)."""
 
     def __init__(self, model: OnnxModel, keys: Path | None = None, max_batch: int = REC_MAX_BATCH,
                  max_width: int = REC_MAX_WIDTH, width_step: int = 1):
         """`keys`: the model's characters, one a line, where its file does not carry them ('character' metadata);
-        `width_step`: batch widths are rounded up to a multiple of it (WIDTH_STEP for OpenVINO)."""
+        `width_step`: input widths are rounded up to a multiple of it (WIDTH_STEP for OpenVINO)."""
         self.model = model
         self.max_batch = max_batch
         self.max_width = max_width
@@ -67,20 +67,27 @@ class TextRecognizer:
     def __call__(self, crops: list[np.ndarray]) -> list[tuple[str, float]]:
         """(text, confidence) for each RGB crop of one text line."""
         widths = [self._width(crop) for crop in crops]
-        order = sorted(range(len(crops)), key=widths.__getitem__)
+        batches = self._batches(widths)
         results: list[tuple[str, float]] = [("", 0.0)] * len(crops)
-        for start in range(0, len(order), self.max_batch):
-            chunk = order[start:start + self.max_batch]
-            batch_width = min(self.max_width, -(-max(widths[i] for i in chunk) // self.width_step) * self.width_step)
+        for number, (batch_width, chunk) in enumerate(batches):
             batch = np.zeros((len(chunk), 3, REC_HEIGHT, batch_width), dtype=np.float32)
             for row, i in enumerate(chunk):
                 line_input(crops[i], widths[i], batch[row, :, :, : widths[i]])
-            last = start + self.max_batch >= len(order)
+            last = number == len(batches) - 1
             best, best_prob = best_classes(self.model.all_outputs(batch, release=last))
             for i, classes, probs in zip(chunk, best, best_prob):
                 step = batch_width / classes.shape[0] * crops[i].shape[1] / widths[i]  # crop columns a step
                 results[i] = self._decode(classes, probs, crops[i], step)
         return results
+
+    def _batches(self, widths: list[int]) -> list[tuple[int, list[int]]]:
+        """(input width, crop indices) of each batch: crops grouped by their width rounded up to the step, widest
+        last, at most max_batch a batch."""
+        groups: dict[int, list[int]] = {}
+        for i, width in enumerate(widths):
+            groups.setdefault(min(self.max_width, -(-width // self.width_step) * self.width_step), []).append(i)
+        return [(width, group[start:start + self.max_batch]) for width, group in sorted(groups.items())
+                for start in range(0, len(group), self.max_batch)]
 
     def _width(self, crop: np.ndarray) -> int:
         return input_width(crop, self.max_width)

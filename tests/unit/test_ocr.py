@@ -88,20 +88,39 @@ def test_normalize_gives_pp_ocrs_input_in_place():
     assert not batch[0].any() and not batch[1, :, :, 53:].any()
 
 
-def test_batch_widths_rounded_up_to_the_step_read_the_same_lines(models, page_image):
-    """A recognizer OpenVINO runs pads each batch to a multiple of WIDTH_STEP, so that it meets few input shapes."""
-    detector, recognizer = models
-    crops = [crop_line(page_image, d.quad) for d in sorted(detector([page_image])[0], key=lambda d: d.box[1])]
-    shapes = []
-
+def recording_recognizer(recognizer: TextRecognizer, width_step: int, shapes: list) -> TextRecognizer:
+    """A recognizer over the same real model that records its input shapes, with at most two lines a batch."""
     def recording(batch, release=False):
         shapes.append(batch.shape)
         return recognizer.model.all_outputs(batch, release)
 
-    model = SimpleNamespace(all_outputs=recording, metadata=lambda key: "-")  # the real model, its inputs' shapes seen
-    stepped = TextRecognizer(model, max_batch=2, width_step=WIDTH_STEP)
+    model = SimpleNamespace(all_outputs=recording, metadata=lambda key: "-")
+    stepped = TextRecognizer(model, max_batch=2, width_step=width_step)
     stepped.alphabet = recognizer.alphabet
-    texts = [text for text, _ in stepped(crops)]
-    assert [width % WIDTH_STEP for *_, width in shapes] == [0, 0] and len(shapes) == 2
+    return stepped
+
+
+def test_input_widths_rounded_up_to_the_step_read_the_same_lines(models, page_image):
+    """A recognizer OpenVINO runs reads lines at widths on multiples of WIDTH_STEP, so that it meets few shapes."""
+    detector, recognizer = models
+    crops = [crop_line(page_image, d.quad) for d in sorted(detector([page_image])[0], key=lambda d: d.box[1])]
+    shapes: list = []
+    texts = [text for text, _ in recording_recognizer(recognizer, WIDTH_STEP, shapes)(crops)]
+    assert shapes and all(width % WIDTH_STEP == 0 for *_, width in shapes)
     for text, expected in zip(texts, LINES):
         assert Levenshtein.normalized_distance(text, expected) < 0.1, text
+
+
+@pytest.mark.parametrize("width_step", [1, WIDTH_STEP])
+def test_a_lines_reading_does_not_depend_on_the_lines_read_with_it(models, page_image, width_step):
+    """Each line is read at its own (rounded) width: alone, or batched with wider and narrower lines, the same."""
+    detector, recognizer = models
+    crops = [crop_line(page_image, d.quad) for d in sorted(detector([page_image])[0], key=lambda d: d.box[1])]
+    wider = [np.pad(crop, ((0, 0), (0, 7 * k), (0, 0)), constant_values=255) for k, crop in enumerate(crops, 1)]
+    shapes: list = []
+    reader = recording_recognizer(recognizer, width_step, shapes)
+    together = reader([*crops, *wider])[:len(crops)]
+    alone = [reader([crop])[0] for crop in crops]
+    assert [text for text, _ in together] == [text for text, _ in alone]
+    np.testing.assert_allclose([c for _, c in together], [c for _, c in alone], rtol=1e-4)
+    assert all(width == -(-width // width_step) * width_step for *_, width in shapes)
