@@ -86,7 +86,7 @@ def build_pipeline(config: EngineConfig = PIPELINE_DEFAULTS) -> Pipeline:
     found = PipelineModels.find(config)
     files, layout_file = found.ocr, found.layout
     device, cache, threads = config.device, config.engine_cache, config.threads
-    detector = load_text_detector(files.det, device, cache, threads)
+    detector = load_text_detector(files.det, device, cache, threads, config.cpu_bf16)
 
     reading = partial(cpu_recognizer, cache_dir=cache, int8=config.ocr_int8)
     bf16 = files.rec_bf16 and config.cpu_bf16  # tiny's recognizer: in bfloat16 on OpenVINO, not in int8

@@ -28,12 +28,15 @@ class Detection:
     score: float
 
 
-def load_text_detector(path: Path, device: str, cache_dir: Path | None, threads: int = 0) -> "TextDetector":
-    """The detector on the runtime `device` allows: on CPU OpenVINO in float32, compiled for each page size (15-20 %
-    less CPU than ONNX Runtime for the same lines, and a smaller peak; in bfloat16 a faint table's lines on real/'s
-    normal_4pages scan drop out), else ONNX Runtime without its arena (inputs are whole pages of many sizes, whose
-    buffers it would keep)."""
-    return TextDetector(load_onnx_model(path, device, DET_PROFILE, cache_dir, threads, arena=False, openvino="f32"))
+def load_text_detector(path: Path, device: str, cache_dir: Path | None, threads: int = 0,
+                       bf16: bool = False) -> "TextDetector":
+    """The detector on the runtime `device` allows: on CPU OpenVINO compiled for each page size (15-20 % less CPU
+    than ONNX Runtime for the same lines, and a smaller peak), in bfloat16 where `bf16` and the CPU computes it
+    (half the CPU a page; the lines within a pixel or two of float32's, the bench's text and tables alike), else
+    float32; without OpenVINO, ONNX Runtime without its arena (inputs are whole pages of many sizes, whose buffers
+    it would keep)."""
+    return TextDetector(load_onnx_model(path, device, DET_PROFILE, cache_dir, threads, arena=False,
+                                        openvino="bf16" if bf16 else "f32"))
 
 
 class TextDetector:

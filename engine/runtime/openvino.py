@@ -7,10 +7,10 @@ bfloat16 (dev's formulas: born-digital NED equal, scanned 0.213 -> 0.215). Small
 Runtime int8 (30 ms a line against 50 on OpenVINO int8 and 38 in bfloat16).
 
 The detector in bfloat16 (2-core Intel Xeon with AMX, 2026-12-07): 764 -> 385 ms a page; 98.9 % of its lines within
-IoU 0.9 of float32's, the rest a pixel or two apart; the bench alike (real/ scans TEDS 0.826 -> 0.821), but a
-questionnaire's row label in test_marks then reads otherwise: not used. The layout model and the text-direction
-classifier run in float32 (layout 178 -> 92 ms a page on OpenVINO, the same regions; in bfloat16 16 of 837 regions
-moved).
+IoU 0.9 of float32's, the rest a pixel or two apart; the bench alike (real/ scans TEDS 0.826 -> 0.821). It is used since
+each line is read at its own width (engine/ocr/recognizer.py): a neighbour's box a pixel wider no longer moves a line's
+reading. The layout model and the text-direction classifier run in float32 (layout 178 -> 92 ms a page on OpenVINO,
+the same regions; in bfloat16 16 of 837 regions moved).
 
 Compiled for any input shape, OpenVINO keeps far larger buffers for whole pages than compiled for each page size:
 detecting dev's and real/'s 63 scanned pages peaked at 1.34 GiB against 0.90 GiB (ONNX Runtime without its arena:
