@@ -15,9 +15,10 @@ from contextlib import contextmanager
 import onnxruntime
 import pymupdf
 
+from engine.cores import cpu_cores
 from engine.geometry import union
 from engine.orientation import turn_box, turned_size
-from engine.runtime.onnx import cpu_cores, share_cores
+from engine.runtime.onnx import share_cores
 from engine.stages.classify import CAPTION
 from engine.table_grid import make_table
 from engine.types import BBox, BlockType, FoundTable, Region, TableCell

@@ -21,6 +21,9 @@ os.environ["DO_NOT_TRACK"] = "1"
 os.environ["FOLIO_HOME"] = str(_SESSION_DIR / "home")
 # Derived models (the int8 recognizer, the formula model's graphs) are made once per test session.
 os.environ.setdefault("FOLIO_ENGINE_CACHE", str(_SESSION_DIR / "engines"))
+# Flows run their batches one at a time in this process, where a test can reach the engine (a monkeypatched stage):
+# FOLIO_WORKERS' default would hand them to engine worker processes. Tests of several workers set it themselves.
+os.environ.setdefault("FOLIO_WORKERS", "1")
 
 from base.database import database as configured_database  # noqa: E402
 from base.migrate import upgrade  # noqa: E402

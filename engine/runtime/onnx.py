@@ -1,11 +1,12 @@
 """ONNX Runtime sessions with providers picked from those actually available."""
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import onnxruntime as ort
+
+from engine.cores import cpu_cores
 
 _GPU_PROVIDERS = ("CUDAExecutionProvider",)
 
@@ -25,11 +26,6 @@ def choose_providers(device: str, available: list[str] | None = None) -> tuple[l
     if device == "cuda":
         raise RuntimeError(f"FOLIO_DEVICE=cuda but ONNX Runtime offers only {', '.join(available)}")
     return ["CPUExecutionProvider"], "no GPU provider in this onnxruntime build"
-
-
-def cpu_cores() -> int:
-    """The cores this process may run on."""
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
 
 
 def threads_per_worker(workers: int) -> int:

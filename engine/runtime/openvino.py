@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import openvino as ov
 
-from engine.runtime.onnx import cpu_cores
+from engine.cores import cpu_cores
 
 
 def bf16_capable(core: ov.Core) -> bool:
