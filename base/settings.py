@@ -46,10 +46,10 @@ class Settings(BaseSettings):
     task_runner: str = Field(default="threads", pattern=r"^(threads|dask|tcp://.+|tls://.+)$",
                              description="where batch tasks run: threads, dask (a local cluster) or a Dask "
                              "scheduler's address")
-    workers: int = Field(default_factory=lambda: default_workers(), ge=1, le=64, description="batch tasks run at "
-                         "once: threads of the flow's process (with the pipeline on CPU, each hands its pages to one "
-                         "of as many engine worker processes), or the processes of a local Dask cluster; each model "
-                         "then gets cores/workers threads; unset: one a core, at most MAX_DEFAULT_WORKERS")
+    workers: int = Field(default_factory=default_workers, ge=1, le=64, description="batch tasks run at once: "
+                         "threads of the flow's process (with the pipeline on CPU, each hands its pages to one of as "
+                         "many engine worker processes), or the processes of a local Dask cluster; each model then "
+                         "gets cores/workers threads; unset: one a core, at most MAX_DEFAULT_WORKERS")
     device: Literal["auto", "cpu", "cuda"] = Field(default=PIPELINE.device, description="where models run")
     gpu_slots: int = Field(default=1, ge=1, le=64, description="batch tasks that may hold the GPU at once")
     engine_cache_dir: Path | None = Field(default=None, alias="FOLIO_ENGINE_CACHE", description="where derived "
