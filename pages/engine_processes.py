@@ -9,7 +9,10 @@ its user), each PDF once for the batch's reading and parsing; what comes back is
 
 import logging
 import multiprocessing
+import os
 import queue
+import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -27,6 +30,7 @@ from pages.pdf_layout import set_layout_threads
 log = logging.getLogger(__name__)
 
 _pipeline: PageParser | Exception | None = None  # the engine of this worker process, or why it did not load
+PARENT_CHECK_SECONDS = 1.0  # how often a worker looks whether the process that started it still runs
 
 
 def engine_on_cpu(device: str) -> bool:
@@ -106,10 +110,19 @@ def _load(load: Callable[[], PageParser]) -> None:
     """Load the worker's engine; an engine that fails to load fails each call with its error, as in the flow's
     process (a failing initializer would only break the pool, which reads as a page that killed its worker)."""
     global _pipeline
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), name="exit-with-parent", daemon=True).start()
     try:
         _pipeline = load()
     except Exception as error:  # noqa: BLE001 - raised again by every call
         _pipeline = error
+
+
+def _exit_with_parent(parent: int) -> None:
+    """End this worker once the process that started it is gone: killed with SIGKILL (the OOM killer, kill -9), that
+    process cannot end its workers, and an orphan would hold its models' memory for good."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_SECONDS)
+    os._exit(1)
 
 
 def _ready() -> None:

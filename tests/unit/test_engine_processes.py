@@ -1,10 +1,14 @@
-"""Engine worker processes: a batch read and parsed in a worker equals the same batch parsed in this process, and a
-page that kills its worker fails alone."""
+"""Engine worker processes: a batch read and parsed in a worker equals the same batch parsed in this process, a
+page that kills its worker fails alone, and workers end with the process that started them."""
 
 import os
+import signal
+import subprocess
+import sys
 from functools import partial
 from pathlib import Path
 
+import psutil
 import pytest
 
 from engine.config import EngineConfig
@@ -87,3 +91,33 @@ def test_an_engine_that_fails_to_load_in_a_worker_fails_the_call_with_its_error(
 
 def test_the_engine_runs_in_worker_processes_only_on_cpu():
     assert engine_on_cpu("cpu") and not engine_on_cpu("cuda")
+
+
+STARTER = """
+import os, sys
+from pages.budget import page_budget
+from pages.engine_processes import EngineProcesses
+from pages.parsing import PageJob
+from tests.unit.test_engine_processes import Dying
+workers = EngineProcesses(Dying, 2, "v")
+workers.start()
+print(os.getpid(), flush=True)
+sys.stdin.read()
+"""
+
+
+def test_workers_end_when_the_process_that_started_them_is_killed():
+    """SIGKILL gives the starting process no chance to end its workers: each sees its parent gone and ends."""
+    starter = subprocess.Popen([sys.executable, "-c", STARTER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               text=True, cwd=Path(__file__).parents[2])
+    try:
+        assert int(starter.stdout.readline()) == starter.pid
+        workers = [child for child in psutil.Process(starter.pid).children()
+                   if "resource_tracker" not in " ".join(child.cmdline())]
+        assert len(workers) == 2
+        os.kill(starter.pid, signal.SIGKILL)
+        starter.wait()
+        gone, alive = psutil.wait_procs(workers, timeout=60)
+        assert alive == [] and len(gone) == 2
+    finally:
+        starter.kill()
