@@ -95,9 +95,7 @@ def test_the_engine_runs_in_worker_processes_only_on_cpu():
 
 STARTER = """
 import os, sys
-from pages.budget import page_budget
 from pages.engine_processes import EngineProcesses
-from pages.parsing import PageJob
 from tests.unit.test_engine_processes import Dying
 workers = EngineProcesses(Dying, 2, "v")
 workers.start()
