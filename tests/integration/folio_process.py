@@ -52,9 +52,10 @@ def alive(pid: int) -> bool:
 
 def folio_env(database_url: str | None, home: Path, **settings: str) -> dict[str, str]:
     """The environment of a folio process of its own: this database (None: the embedded server under home), this
-    home, none of the tests' Prefect."""
+    home, none of the tests' Prefect; one batch at a time (tests hold a batch's store and count on the batches
+    after it waiting) unless `settings` name FOLIO_WORKERS."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FOLIO_", "PREFECT_"))}
-    env.update(FOLIO_FORMULA_MODEL="none", FOLIO_BATCH_SIZE="2", FOLIO_HOME=str(home),
+    env.update(FOLIO_FORMULA_MODEL="none", FOLIO_BATCH_SIZE="2", FOLIO_WORKERS="1", FOLIO_HOME=str(home),
                PREFECT_HOME=str(home / "prefect"), PREFECT_SERVER_ANALYTICS_ENABLED="false", DO_NOT_TRACK="1")
     if database_url is not None:
         env["FOLIO_DATABASE_URL"] = database_url

@@ -90,10 +90,11 @@ def _group(process: psutil.Process) -> int | None:
 
 
 def test_a_run_killed_alone_leaves_nothing_running_once_the_next_run_is_done(archive: Path, session_dir: Path):
-    # kill -9 of the folio process only, as the OOM killer does: Prefect's temporary server and the embedded
-    # PostgreSQL outlive it. Under the session folder: as root, the server's own user must reach FOLIO_HOME.
+    # kill -9 of the folio process only, as the OOM killer does: Prefect's temporary server, the embedded
+    # PostgreSQL and the engine worker processes outlive it (the workers end by themselves once they see it gone).
+    # Under the session folder: as root, the server's own user must reach FOLIO_HOME.
     home = session_dir / f"killed-{uuid.uuid4().hex[:8]}" / "home"
-    run = FolioRun(archive, None, home)
+    run = FolioRun(archive, None, home, FOLIO_WORKERS="2")
     run.wait_for("batch 1:")  # the first batch is stored, the next ones are under way
     left = started_by(run.process.pid, home / "pgdata")
     run.kill_alone()
