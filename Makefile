@@ -18,13 +18,16 @@ OCR_PACKAGES := tesseract-ocr tesseract-ocr-osd tesseract-ocr-eng tesseract-ocr-
 # The formula tests and benchmarks/tex_math.py set formulas with pdfLaTeX (Computer Modern, Latin Modern, txfonts):
 # real TeX output whose glyphs folio reads LaTeX back from.
 TEX_PACKAGES := texlive-latex-base texlive-latex-recommended texlive-fonts-recommended
+# benchmarks/tex_tables.py sets tables the way papers do, with multirow (texlive-latex-extra, about 80 MB installed):
+# for that benchmark only (`make tex-bench-packages`), not for the tests.
+TEX_BENCH_PACKAGES := $(TEX_PACKAGES) texlive-latex-extra
 # The searchable-PDF test reads the exported text back with Poppler's pdftotext, as a viewer's search would.
 EXPORT_PACKAGES := poppler-utils
 # The monitoring test scrapes folio with Debian's Prometheus and its Pushgateway; promtool checks the alert rules.
 MONITORING_PACKAGES := prometheus prometheus-pushgateway
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test setup ocr-packages tex-packages export-packages monitoring-packages
+.PHONY: demo test setup ocr-packages tex-packages tex-bench-packages export-packages monitoring-packages
 
 demo: $(STAMP) ocr-packages
 	$(BIN)/folio demo
@@ -45,6 +48,10 @@ ocr-packages:
 tex-packages:
 	@dpkg -s $(TEX_PACKAGES) >/dev/null 2>&1 || $(SUDO) apt-get install -y -q $(TEX_PACKAGES) \
 		|| ($(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q $(TEX_PACKAGES))
+
+tex-bench-packages:
+	@dpkg -s $(TEX_BENCH_PACKAGES) >/dev/null 2>&1 || $(SUDO) apt-get install -y -q $(TEX_BENCH_PACKAGES) \
+		|| ($(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q $(TEX_BENCH_PACKAGES))
 
 export-packages:
 	@dpkg -s $(EXPORT_PACKAGES) >/dev/null 2>&1 || $(SUDO) apt-get install -y -q $(EXPORT_PACKAGES) \

@@ -25,6 +25,7 @@ import random
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pymupdf
@@ -280,11 +281,16 @@ def make_split(folder: Path, count: int, seed: int) -> None:
 
 def report(folder: Path, scores: Path) -> None:
     """TEDS and TEDS-structure per border style, header depth and kind, from run.sh's scores."""
+    grouped_report(folder, scores, lambda entry: [f"style {entry['style']}",
+                                                  f"{entry['header_levels']} header level(s)"])
+
+
+def grouped_report(folder: Path, scores: Path, groups_of: Callable[[dict], list[str]]) -> None:
+    """TEDS and TEDS-structure per group (the names `groups_of` gives a manifest entry), all and kind."""
     entries = {entry["file"]: entry for entry in json.loads((folder / "manifest.json").read_text())["files"]}
     groups: dict[tuple[str, str], dict[str, list[float]]] = {}
     for document in json.loads(scores.read_text())["documents"]:
-        entry = entries[document["file"]]
-        for key in (f"style {entry['style']}", f"{entry['header_levels']} header level(s)", "all"):
+        for key in [*groups_of(entries[document["file"]]), "all"]:
             into = groups.setdefault((key, document["kind"]), {"teds": [], "struct": []})
             for page in document["pages"]:
                 into["teds"] += page.get("teds", [])
