@@ -17,7 +17,8 @@ from engine.ocr.detector import column_runs
 from engine.ocr.word_gaps import blank_columns
 from engine.types import Line
 
-FIGURE = re.compile(r"[-+−–(]?[$€£]?\d[\d,.\s]*%?\)?")  # a figure as tables print it: 1,234.5  (12)  -3%  $40
+FIGURE = re.compile(r"[-+−–(]?[$€£]?\d[\d,.\s]*%?\)?(\s*±\s*\d[\d,.]*%?)?")  # a figure as tables print it:
+# 1,234.5  (12)  -3%  $40, and a measurement with its spread: 74.2 ± 2.1
 MISSING = frozenset({"..", "...", "…", "-", "–", "—", "x", "X", ":", "*", "n/a", "na", "NA", "(NA)", "(D)", "(X)",
                      "(Z)", "s"})  # what statistical offices print for a value not available, suppressed or nil
 THOUSANDS_GROUP = re.compile(r"\d{3}([.,]\d+)?%?\)?")  # "234" of "1 234": a figure's next group of digits

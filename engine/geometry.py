@@ -90,9 +90,10 @@ class Row:
 
 
 def text_rows(lines: list[Line]) -> list[Row]:
-    """Lines grouped into rows: a line joins a row it overlaps by half its height."""
+    """Lines grouped into rows: a line joins a row it overlaps by half its height. A row that came to hold two lines
+    set one above the other in a column (tight rows chained by a line set between them) is parted again."""
     rows: list[Row] = []
-    for line in sorted(lines, key=lambda l: (l.bbox[1] + l.bbox[3]) / 2):
+    for line in sorted(lines, key=_middle):
         row = rows[-1] if rows else None
         overlap = min(row.bottom, line.bbox[3]) - max(row.top, line.bbox[1]) if row else 0.0
         if row is not None and overlap >= 0.5 * line.height:
@@ -101,4 +102,33 @@ def text_rows(lines: list[Line]) -> list[Row]:
             row = Row()
             row.add(line)
             rows.append(row)
-    return rows
+    return [part for row in rows for part in _unstacked(row)]
+
+
+def _middle(line: Line) -> float:
+    return (line.bbox[1] + line.bbox[3]) / 2
+
+
+def _unstacked(row: Row) -> list[Row]:
+    """The row as the rows its lines stand on when two of them stand one above the other in a column (over half
+    the narrower one's width, their middles half a line height apart or more): the levels of such stacked lines,
+    each line on the nearest (within a quarter of the way to the next level), a line between two levels (a label
+    set between two rows) on a row of its own."""
+    stacked = [line for line in row.lines if any(
+        min(line.bbox[2], other.bbox[2]) - max(line.bbox[0], other.bbox[0]) > 0.5 * min(line.width, other.width)
+        and abs(_middle(line) - _middle(other)) >= 0.5 * min(line.height, other.height) for other in row.lines)]
+    if not stacked:
+        return [row]
+    levels: list[float] = []
+    for line in sorted(stacked, key=_middle):
+        if not levels or _middle(line) - levels[-1] >= 0.5 * line.height:
+            levels.append(_middle(line))
+    parts: dict[float, Row] = {}
+    for line in sorted(row.lines, key=_middle):
+        middle = _middle(line)
+        nearest = min(levels, key=lambda level: abs(level - middle))
+        spacing = min((abs(level - nearest) for level in levels if level != nearest), default=line.height)
+        key = nearest if abs(nearest - middle) <= 0.25 * spacing else next(
+            (k for k in parts if k not in levels and abs(k - middle) < 0.5 * line.height), middle)
+        parts.setdefault(key, Row()).add(line)
+    return [parts[key] for key in sorted(parts)]

@@ -9,6 +9,8 @@ from engine.types import BBox
 
 MAX_THICKNESS = 3.0  # points: thicker shapes are boxes or images, not rules
 MIN_LENGTH = 8.0  # points
+SCANNED_GAP = 2.5  # points: a rule found in page pixels comes out in pieces up to about 2 points apart (noise, a
+# scan's faint spots); partial rules under neighbouring header cells stand further apart
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,11 +69,13 @@ def rules_from_image(image: np.ndarray, scale: float, min_length_pt: float = 20.
                 rules.append(Rule(x / scale, (cy - half) / scale, (x + w) / scale, (cy + half) / scale))
             else:
                 rules.append(Rule((cx - half) / scale, y / scale, (cx + half) / scale, (y + h) / scale))
-    return merge_rules(rules)
+    return merge_rules(rules, gap=SCANNED_GAP)
 
 
-def merge_rules(rules: list[Rule], tolerance: float = 1.5) -> list[Rule]:
-    """Collinear pieces that touch (a grid drawn cell by cell) joined into one rule."""
+def merge_rules(rules: list[Rule], tolerance: float = 1.5, gap: float | None = None) -> list[Rule]:
+    """Collinear pieces (`tolerance` points apart across) that touch (a grid drawn cell by cell) or stand at most
+    `gap` points apart along (default `tolerance`) joined into one rule."""
+    gap = tolerance if gap is None else gap
     merged: list[Rule] = []
     for horizontal in (True, False):
         pieces = sorted((r for r in rules if r.horizontal == horizontal), key=lambda r: (r.position, r.start))
@@ -86,7 +90,7 @@ def merge_rules(rules: list[Rule], tolerance: float = 1.5) -> list[Rule]:
             lane.sort(key=lambda r: r.start)
             current = lane[0]
             for rule in lane[1:]:
-                if rule.start <= current.end + tolerance:
+                if rule.start <= current.end + gap:
                     current = Rule(min(current.x0, rule.x0), min(current.y0, rule.y0),
                                    max(current.x1, rule.x1), max(current.y1, rule.y1))
                 else:

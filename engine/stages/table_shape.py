@@ -14,7 +14,8 @@ Table finders work line by line, so what a reader takes in at a glance comes out
 - a header that spans the columns under it ("2019" over "Men" and "Women"), found in one of them: it
   widens over the columns of the header row below that are nearer to it than to any other header of its
   row; a header with nothing under it spans the header rows down, one in the lowest header row with nothing
-  above it (a stub header set at the foot of the header) spans them up.
+  above it (a stub header set at the foot of the header) spans them up;
+- a group label centred on the rows it groups (LaTeX's multirow), found in one of them: it spans them.
 
 Every cut and join needs the cells' boxes on the page to confirm what the text suggests (the lines of a
 wrapped label or header lie a line apart); a table without them is left as it is.
@@ -32,6 +33,7 @@ from engine.types import BBox, Table, TableCell
 
 LINE_GAP = 0.8  # a wrapped line starts at most this many line heights below the line before it
 ALIGNED = 2.0  # points: two lines whose left edges, right edges or centres are this close are set in line
+CENTRED = 0.25  # of a row's pitch: a group label this close to the middle of its rows is set centred on them
 DIGIT = re.compile(r"\d")
 
 
@@ -43,7 +45,8 @@ def reshaped(region: BBox, table: Table) -> list[tuple[BBox, Table]]:
         boxes = [(region, parts[0])]
     else:
         boxes = [(union([c.bbox for c in part.cells if c.bbox is not None]), part) for part in parts]
-    return [(box, widened_headers(joined_header_lines(join_wrapped_rows(part)))) for box, part in boxes]
+    return [(box, widened_headers(joined_header_lines(centred_row_spans(join_wrapped_rows(part)))))
+            for box, part in boxes]
 
 
 # -- the grid
@@ -159,6 +162,58 @@ def _continues(table: Table, row: int) -> bool:
     return (cell_above is not None and cell_above.text and _wordy(cell_above.text)
             and (cell_above.col, cell_above.col_span) == (piece.col, piece.col_span)
             and cell_above.row + cell_above.row_span - 1 == row - 1)
+
+
+def centred_row_spans(table: Table) -> Table:
+    """The table with the group labels of a column set in the middle of the rows they group (LaTeX's `\\multirow`, a
+    merged cell centred vertically) spanning those rows. A column of such labels holds words in at most half the
+    body rows, none on the first body row's own line (labels set on their group's first row stand there), and its
+    groups follow one another from the first body row to the last: each from the row after the last group's to the
+    row that puts the label in the middle of them (within CENTRED of a row's pitch), the label's slot the only one
+    filled in its column (a label found between two rows may span them already)."""
+    head = _header_rows(table)
+    cells = _structural(table.cells)
+    spans: list[tuple[TableCell, int, int]] = []
+    for col in range(table.cols):
+        labels = sorted((c for c in cells if c.row >= head and c.col <= col < c.col + c.col_span and c.text),
+                        key=lambda c: c.row)
+        if not labels or 2 * len(labels) > table.rows - head or any(
+                c.col != col or c.col_span != 1 or c.bbox is None or not _wordy(c.text) for c in labels) or (
+                (labels[0].row, labels[0].row_span) == (head, 1) and _centred(cells, labels[0], head, head)):
+            continue
+        groups, start = [], head
+        for label, after in zip(labels, [c.row for c in labels[1:]] + [table.rows]):
+            end = next((end for end in range(label.row + label.row_span - 1, after)
+                        if _centred(cells, label, start, end)), None)
+            if end is None:
+                break
+            groups.append((label, start, end))
+            start = end + 1
+        if start == table.rows:
+            spans += groups
+    if not any(top < bottom for _, top, bottom in spans):
+        return table
+    for cell, top, bottom in spans:
+        cell.row, cell.row_span = top, bottom - top + 1
+    return make_table(table.rows, table.cols, cells)
+
+
+def _centred(cells: list[TableCell], label: TableCell, top: int, bottom: int) -> bool:
+    """Whether the label's box is centred on the text of rows top to bottom beside it."""
+    extent = _rows_extent(cells, label, top, bottom)
+    if extent is None:
+        return False
+    pitch = (extent[1] - extent[0]) / (bottom - top + 1)
+    return abs((extent[0] + extent[1]) / 2 - (label.bbox[1] + label.bbox[3]) / 2) <= CENTRED * pitch
+
+
+def _rows_extent(cells: list[TableCell], cell: TableCell, top: int, bottom: int) -> tuple[float, float] | None:
+    """The top and bottom of the text of rows top to bottom, the cell aside; None where a row's cells have no box."""
+    beside = [c for c in cells if c is not cell and c.bbox is not None and c.row_span == 1 and c.text
+              and top <= c.row <= bottom]
+    if {c.row for c in beside} != set(range(top, bottom + 1)):
+        return None
+    return min(c.bbox[1] for c in beside), max(c.bbox[3] for c in beside)
 
 
 def _wordy(text: str) -> bool:

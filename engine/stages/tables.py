@@ -2,6 +2,7 @@
 (PyMuPDF's on text-layer pages, the layout model's regions on rendered pages), one kept per region."""
 
 import re
+from bisect import bisect
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -118,8 +119,11 @@ Candidate = tuple[BBox, Table]
 def table_candidates(page: PageState, frame: TableFrame) -> tuple[list[Candidate], list[Candidate]]:
     """folio's ruled tables and the finder's, in the frame's terms. On a text-layer page a ruled "table" inside a
     picture region of PyMuPDF's layout model is a drawing's lines (the finder, gated by that model, saw no table
-    there); on a rendered page the finder is the layout model's table regions, and the alignment of the text
-    where neither found one (a picture region over half the page is the page taken for a picture, as for figures).
+    there), and a table the alignment of the text shows is folio's too: a rival where it overlaps the finder's
+    table or a layout table region (the finder merges the rows beside a label set between them), and where neither
+    saw one when it holds figures (a paper's table scaled down to fit its column); on a rendered page the finder is
+    the layout model's table regions, and the alignment of the text where neither found one (a picture region over
+    half the page is the page taken for a picture, as for figures).
     No table lies in a picture or image captioned as a figure: a screenshot's or a chart's text lines up too."""
     lines, rules, regions = frame.lines, frame.rules, frame.regions
     own = [(region, table) for region, region_rules in find_table_regions(rules, lines)
@@ -129,6 +133,10 @@ def table_candidates(page: PageState, frame: TableFrame) -> tuple[list[Candidate
         pictures = [r.bbox for r in regions if r.type == "figure"]
         own = _outside(own, pictures)
         found = [(item.bbox, join_wrapped_rows(item.table)) for item in page.input.found_tables]
+        tabular = [box for box, _ in found] + [r.bbox for r in regions if r.type == "table"]
+        own += [(region, table) for region, table in aligned_tables(lines, rules, [r for r, _ in own], pictures)
+                if any(overlaps(region, box) for box in tabular)
+                or _figure_share(_inside(lines, region)) >= MIN_FIGURE_SHARE]
         pictures += [box for box in page.input.image_boxes if area(box) <= MAX_AREA * page_area]
     else:
         found = layout_tables(regions, lines, rules)
@@ -300,11 +308,10 @@ def find_table_regions(rules: list[Rule], lines: list[Line]) -> list[tuple[BBox,
         if any(overlaps(region, other) for other, _ in regions):
             continue
         inside = [line for line in lines if _center_inside(line.bbox, region)]
-        if not _looks_tabular(inside, region):
-            continue
         members = [r for r in rules if left - EDGE <= r.x0 and r.x1 <= right + EDGE
                    and region[1] - EDGE <= r.y0 and r.y1 <= region[3] + EDGE]
-        regions.append((region, members))
+        if _looks_tabular(inside, region, members):
+            regions.append((region, members))
     return regions
 
 
@@ -344,14 +351,23 @@ def _prose_between(upper: Rule, lower: Rule, lines: list[Line]) -> bool:
     return False
 
 
-def _looks_tabular(lines: list[Line], region: BBox) -> bool:
-    """Two or more rows, at least half of them with two or more pieces of text, few lines as wide as prose."""
-    rows = text_rows(lines)
-    if len(rows) < 2:
+def _looks_tabular(lines: list[Line], region: BBox, rules: list[Rule]) -> bool:
+    """Two or more rows, at least half of them with text in two or more columns, few lines as wide as prose. In a
+    ruled grid (`_gridded`) the rows are the bands between its horizontal rules (a cell's text wrapped over lines is
+    one row) and the columns those between its vertical rules; else they are the text's rows and pieces."""
+    if _gridded(rules):
+        ys = _boundaries([rule.position for rule in rules if rule.horizontal])
+        xs = _boundaries([rule.position for rule in rules if not rule.horizontal])
+        bands = [[line for line in lines if top < (line.bbox[1] + line.bbox[3]) / 2 < bottom]
+                 for top, bottom in zip(ys, ys[1:])]
+        columns = [{bisect(xs, (line.bbox[0] + line.bbox[2]) / 2) for line in band} for band in bands if band]
+    else:
+        columns = [{id(line) for line in row.lines} for row in text_rows(lines)]
+    if len(columns) < 2:
         return False
-    multi = sum(1 for row in rows if len(row.lines) >= 2)
+    multi = sum(1 for row in columns if len(row) >= 2)
     wide = sum(1 for line in lines if line.width > 0.7 * (region[2] - region[0]))
-    return multi >= 0.5 * len(rows) and wide <= 1
+    return multi >= 0.5 * len(columns) and wide <= 1
 
 
 def _has_columns(lines: list[Line]) -> bool:
@@ -449,13 +465,16 @@ def _grid_cells(region: BBox, lines: list[Line], rules: list[Rule]) -> Table | N
 
 
 def _aligned_cells(region: BBox, lines: list[Line], rules: list[Rule]) -> Table | None:
-    """Cells of a table ruled only horizontally: rows from text baselines, columns from alignment."""
+    """Cells of a table ruled only horizontally: rows from text baselines, columns from alignment. The header is
+    the rows above the first full-width inner rule, unless a row of figures lies above that rule (it parts groups of
+    the body: the rule over the header was not seen), else the rows before the first row of figures."""
     rows, placed = _row_assignments(lines)
     inner = sorted((r for r in rules if r.horizontal and region[1] + EDGE < r.position < region[3] - EDGE),
                    key=lambda r: r.position)
     full_inner = [r for r in inner if r.x0 <= region[0] + EDGE and r.x1 >= region[2] - EDGE]
-    header_rows = sum(1 for row in rows if full_inner and row.center < full_inner[0].position) or \
-        _rows_before_figures(rows)
+    ruled = sum(1 for row in rows if full_inner and row.center < full_inner[0].position)
+    figures = _first_figure_row(rows)
+    header_rows = ruled if ruled and (figures is None or ruled <= figures) else (figures or 1)
     header_rows = min(header_rows, max(1, len(rows) - 1))
     columns = _columns([line for line, row, _ in placed if row >= header_rows])
     if len(columns) < 2:
@@ -473,7 +492,6 @@ def _aligned_cells(region: BBox, lines: list[Line], rules: list[Rule]) -> Table 
                   col_span=spans[(row, col)][1], header=row < header_rows, bbox=union([p.bbox for p in pieces]))
         for (row, col), pieces in sorted(found.items())
     ]
-    _extend_row_headers(cells, len(rows), header_rows)
     return make_table(len(rows), len(columns), cells)
 
 
@@ -488,14 +506,11 @@ def _own_rules(line: Line, row: int, placed: list[tuple[Line, int, int]], partia
             and not any(rule.x0 <= centre <= rule.x1 for centre in beside)]
 
 
-def _rows_before_figures(rows: list[Row]) -> int:
-    """The rows on top that hold no figure (a year aside) beside their first piece (a statistical table's header,
-    wrapped over lines), when a row below does; else one."""
-    def figures(row: Row) -> bool:
-        return any(body_figure(line.text) for line in beside_first(row))
-
-    first = next((index for index, row in enumerate(rows) if figures(row)), None)
-    return first if first else 1
+def _first_figure_row(rows: list[Row]) -> int | None:
+    """The first row holding a figure (a year aside) beside its first piece: the rows above it are a statistical
+    table's header, wrapped over lines."""
+    return next((index for index, row in enumerate(rows)
+                 if any(body_figure(line.text) for line in beside_first(row))), None)
 
 
 def _row_assignments(lines: list[Line]) -> tuple[list[Row], list[tuple[Line, int, int]]]:
@@ -556,21 +571,6 @@ def _columns_of(line: Line, columns: list[tuple[float, float]], rules_below: lis
     if covered:
         return covered
     return [min(range(len(columns)), key=lambda i: abs((columns[i][0] + columns[i][1]) / 2 - center))]
-
-
-def _extend_row_headers(cells: list[TableCell], n_rows: int, header_rows: int) -> None:
-    """A first-column body cell with empty first-column slots on both sides spans them (a multirow label);
-    a slot another label already covers stays with it."""
-    first = sorted((cell for cell in cells if cell.col == 0), key=lambda c: c.row)
-    taken = {row for cell in first for row in range(cell.row, cell.row + cell.row_span)}
-    for cell in first:
-        if cell.row < header_rows:
-            continue
-        top, bottom = cell.row, cell.row + cell.row_span - 1
-        while top - 1 >= header_rows and bottom + 1 < n_rows and top - 1 not in taken and bottom + 1 not in taken:
-            top, bottom = top - 1, bottom + 1
-            taken.update((top, bottom))
-        cell.row, cell.row_span = top, bottom - top + 1
 
 
 def _header_rows(cells: list[TableCell], lines: list[Line], ys: list[float]) -> int:

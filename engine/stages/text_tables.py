@@ -6,7 +6,9 @@ A run of rows, each of two or more pieces apart from each other, is a table when
 and its columns are not prose: none as wide as half the run (but a first column of long row labels beside
 figures), and beside the first one figures or short labels (two columns of running text are a page's layout, not a
 table), and few of them hold a formula's operators (a display formula's numerators, limits and operators line up
-too). Rows of a single piece inside the run that is no prose (a wrapped label, a section label) stay in it.
+too). Rows of a single piece inside the run that is no prose (a wrapped label, a section label) stay in it, and so
+does the stub's heading set between the rows of a two-level header; a caption line ("Table 3: ...") ends the run,
+so tables stacked under their titles are found one by one.
 """
 
 import re
@@ -14,6 +16,7 @@ from statistics import median
 
 from engine.figure_runs import body_figure, figure_or_mark
 from engine.geometry import Row, merged_spans, text_rows, union
+from engine.stages.classify import CAPTION
 from engine.types import BBox, Line
 
 PIECE_GAP = 0.5  # line heights between two pieces of one row, at least
@@ -60,7 +63,10 @@ def _column_regions(lines: list[Line], height: float) -> list[BBox]:
         if run and row.top - run[-1].bottom > ROW_GAP * height:
             regions += _table_box(run, height)
             run = []
-        if _split(row, height) or (run and len(row.lines) == 1 and _within(row, run)):
+        if len(row.lines) == 1 and CAPTION.match(row.lines[0].text):  # the next table's title: this one ended
+            regions += _table_box(run, height)
+            run = []
+        elif _split(row, height) or (run and len(row.lines) == 1 and (_within(row, run) or _stub_heading(row, run))):
             run.append(row)
         else:
             regions += _table_box(run, height)
@@ -83,6 +89,13 @@ def _within(row: Row, run: list[Row]) -> bool:
     slack = 0.05 * (right - left)
     return piece.bbox[0] >= left - slack and (piece.bbox[2] <= second or (
         piece.bbox[2] <= right + slack and len(piece.text.split()) <= MAX_WORDS))
+
+
+def _stub_heading(row: Row, run: list[Row]) -> bool:
+    """A short piece left of a run of header rows only (no figures yet): the stub's heading, set between the rows
+    of a two-level header (a group heading's row above, its sub-headings below)."""
+    return len(row.lines[0].text.split()) <= MAX_WORDS and not any(
+        body_figure(line.text) for r in run for line in beside_first(r))
 
 
 def _table_box(run: list[Row], height: float) -> list[BBox]:

@@ -5,7 +5,7 @@ import pymupdf
 import pytest
 
 from engine.config import PIPELINE_DEFAULTS
-from engine.figure_runs import cut_figure_runs, figure_words
+from engine.figure_runs import body_figure, cut_figure_runs, figure_or_mark, figure_words
 from engine.render import render_page
 from engine.types import Line
 
@@ -20,6 +20,13 @@ def test_a_line_of_figures_and_missing_marks_is_a_run_and_a_figure_with_a_thin_s
     assert figure_words("Men 45.2") is None  # a label beside it
     assert figure_words(".. –") is None  # marks without a figure
     assert figure_words("2019 2020") == ["2019", "2020"]
+
+
+def test_a_measurement_with_its_spread_is_one_figure():
+    """Papers print a mean with its spread ("74.2 ± 2.1") in one cell: a figure of the body, not a run of two."""
+    assert body_figure("74.2 ± 2.1") and body_figure("0.428±0.05") and figure_or_mark("-1.5 ± 0.3%")
+    assert figure_words("74.2 ± 2.1") is None
+    assert not body_figure("± 2.1") and not body_figure("74.2 ± n/a")
 
 
 def run_line(texts: list[tuple[float, str]]) -> tuple[Line, object]:

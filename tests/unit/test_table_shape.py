@@ -1,7 +1,9 @@
 """Found tables reshaped to what a reader sees (engine/stages/table_shape.py): stacked tables cut at their titles,
-wrapped labels and headers joined, spanning headers widened; on grids laid out as a finder gives them, with boxes."""
+wrapped labels and headers joined, spanning headers widened, centred group labels spanning their rows; on grids laid
+out as a finder gives them, with boxes."""
 
 from engine.stages.table_shape import (
+    centred_row_spans,
     join_wrapped_rows,
     joined_header_lines,
     reshaped,
@@ -135,3 +137,46 @@ def test_headings_wrapped_over_lines_at_the_foot_of_the_header_are_one_header_ro
     for groups in (["", "2019", "", "2020", ""], ["", "Urban", "", "Rural", ""]):
         found = grid([groups, ["Region", "Men", "Women", "Men", "Women"], ["North", "1", "2", "3", "4"]], header_rows=2)
         assert joined_header_lines(found).rows == 3
+
+
+def moved(table: Table, row: int, col: int, down: float) -> Table:
+    """The table with one cell's box moved down by `down` points (a label set between rows)."""
+    for cell in table.cells:
+        if (cell.row, cell.col) == (row, col):
+            x0, y0, x1, y1 = cell.bbox
+            cell.bbox = (x0, y0 + down, x1, y1 + down)
+    return table
+
+
+def test_group_labels_centred_on_their_rows_span_them():
+    """LaTeX's \\multirow sets a group's label in the middle of its rows: on the middle row of three, between the
+    two rows of two. Each spans its group; the method names and figures stay where they are."""
+    found = moved(grid([["Category", "Method", "Acc."], ["", "ResNet-50", "76.1"], ["Supervised", "ViT-B/16", "81.3"],
+                        ["", "Ours", "83.0"], ["Zero-shot", "CLIP", "68.3"], ["", "Ours", "70.2"]]), 4, 0, ROW / 2)
+    table = centred_row_spans(found)
+    spans = {(c.row, c.col): (c.text, c.row_span) for c in table.cells if c.text}
+    assert spans[1, 0] == ("Supervised", 3) and spans[4, 0] == ("Zero-shot", 2)
+    assert texts(table)[1:] == [["Supervised", "ResNet-50", "76.1"], ["ViT-B/16", "81.3"], ["Ours", "83.0"],
+                                ["Zero-shot", "CLIP", "68.3"], ["Ours", "70.2"]]
+
+
+def test_labels_on_the_first_row_of_their_group_and_lone_figures_span_nothing():
+    """A label set on its group's first row, a figure with empty slots above and below it, and a label column
+    filled in most rows keep one row each."""
+    top_aligned = grid([["Region", "Sex", "2019"], ["North", "Men", "12"], ["", "Women", "14"], ["", "All", "26"],
+                        ["South", "Men", "9"], ["", "Women", "8"], ["", "All", "17"]])
+    sparse_figures = grid([["Item", "2019", "2020"], ["Wheat", "12", ""], ["Barley", "", "7"], ["Oats", "3", ""]])
+    mostly_filled = grid([["Item", "Kind", "2019"], ["Wheat", "Grain", "12"], ["", "Straw", "4"],
+                          ["Barley", "Grain", "7"], ["Oats", "Grain", "3"]])
+    for table in (top_aligned, sparse_figures, moved(mostly_filled, 1, 0, ROW / 2)):
+        assert all(c.row_span == 1 for c in centred_row_spans(table).cells)
+
+
+def test_a_label_centred_on_the_first_two_rows_spans_them_though_a_finder_put_it_on_the_first():
+    """A group of two on top, its label set between its rows and found on the first: the first body row's slot is
+    filled, but not on that row's own line, so the column is one of centred labels."""
+    found = moved(grid([["Category", "Method", "Acc."], ["Supervised", "ResNet-50", "76.1"], ["", "ViT-B/16", "81.3"],
+                        ["", "CLIP", "68.3"], ["Zero-shot", "Ours", "70.2"], ["", "LiT", "71.0"]]), 1, 0, ROW / 2)
+    table = centred_row_spans(found)
+    spans = {(c.row, c.col): (c.text, c.row_span) for c in table.cells if c.text}
+    assert spans[1, 0] == ("Supervised", 2) and spans[3, 0] == ("Zero-shot", 3)

@@ -123,3 +123,30 @@ def test_a_caption_the_finder_took_into_its_table_is_left_out_with_its_box():
     kept = _without_caption_rows(placed)
     assert [(c.row, c.text) for c in kept] == [(0, "Area"), (0, "Loans"), (1, "Centre"), (1, "12")]
     assert max(c.bbox[3] for c in kept) == 122
+
+
+def test_group_labels_centred_on_their_rows_in_a_borderless_table(tmp_path):
+    """A paper's results table without rules: each group's label set in the middle of its rows (LaTeX's
+    \\multirow), between the two rows of a group of two. Every method keeps its row and each label spans its
+    group."""
+    document = pymupdf.open()
+    page = document.new_page()
+    page.insert_textbox(pymupdf.Rect(72, 72, 540, 140), PROSE, fontsize=10)
+    header = ("Category", "Method", "Acc.", "F1")
+    body = [("ResNet-50", "76.1", "0.712"), ("ViT-B/16", "81.3", "0.774"), ("Ours", "83.0", "0.791"),
+            ("CLIP", "68.3", "0.655"), ("Ours (zero-shot)", "70.2", "0.668")]
+    top, pitch = 170, 13
+    for x, text in zip((72, 170, 300, 380), header):
+        page.insert_text((x, top), text, fontsize=9, fontname="hebo")
+    for r, row in enumerate(body, start=1):
+        for x, text in zip((170, 300, 380), row):
+            page.insert_text((x, top + r * pitch), text, fontsize=9)
+    page.insert_text((72, top + 2 * pitch), "Supervised", fontsize=9)
+    page.insert_text((72, top + 4.5 * pitch), "Zero-shot", fontsize=9)
+    page.insert_textbox(pymupdf.Rect(72, 270, 540, 330), PROSE, fontsize=10)
+    document.save(tmp_path / "results.pdf")
+    [table] = tables_of(tmp_path / "results.pdf")
+    cells = {(c.row, c.col): (c.text, c.row_span) for c in table.cells if c.text}
+    assert table.rows == 6
+    assert cells[1, 0] == ("Supervised", 3) and cells[4, 0] == ("Zero-shot", 2)
+    assert [cells[r, 1][0] for r in range(1, 6)] == [method for method, _, _ in body]

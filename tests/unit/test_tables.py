@@ -2,7 +2,6 @@ from engine.rules import Rule, merge_rules, rules_from_boxes
 from engine.stages.table_shape import join_wrapped_rows
 from engine.stages.tables import (
     TableStage,
-    _extend_row_headers,
     build_table,
     find_table_regions,
     layout_tables,
@@ -88,15 +87,6 @@ def test_html_escapes_text_and_fills_uncovered_slots():
     table = make_table(2, 2, [TableCell(0, 0, "a < b", header=True), TableCell(0, 1, "x", header=True),
                               TableCell(1, 0, "1")])
     assert table.html == "<table><tr><th>a &lt; b</th><th>x</th></tr><tr><td>1</td><td></td></tr></table>"
-
-
-def test_multirow_labels_never_cover_one_slot_twice():
-    cells = [TableCell(row=3, col=0, text="Centre"), TableCell(row=5, col=0, text="Suburbs")]
-    cells += [TableCell(row=row, col=1, text=f"branch {row}") for row in range(2, 7)]
-    _extend_row_headers(cells, n_rows=7, header_rows=2)
-    slots = [(row, cell.col) for cell in cells for row in range(cell.row, cell.row + cell.row_span)]
-    assert len(slots) == len(set(slots))
-    assert [(c.row, c.row_span) for c in cells if c.col == 0] == [(2, 3), (5, 1)]
 
 
 def test_a_table_never_covers_a_slot_twice():
@@ -298,3 +288,54 @@ def test_two_groups_rules_run_together_on_a_scan_make_neither_heading_span_both_
     rules = [hrule(96), hrule(110, 195, 415), hrule(122), hrule(146)]
     table = build_table((100, 96, 420, 146), lines, rules)
     assert [(c.text, c.col_span) for c in table.cells if c.row == 0 and c.text] == [("1995", 1), ("1996", 1)]
+
+
+def test_a_rule_between_groups_of_figures_is_no_header_rule():
+    """A table ruled only horizontally whose rule over the header was not seen (a scan breaks it): its region starts
+    at the rule under the header, and the first inner rule parts two groups of figures. The rows above that rule
+    are body rows, not a header."""
+    rows = [("SVM", "74.2 ± 2.1", "56.8"), ("MLP", "79.3 ± 2.1", "76.5"), ("LSTM", "49.3 ± 0.3", "82.3"),
+            ("Ours", "89.7 ± 2.3", "59.7"), ("CLIP", "80.3 ± 1.0", "82.7")]
+    lines = [text(value, x, 104 + 12 * r, x + 40) for r, row in enumerate(rows)
+             for x, value in zip((110, 200, 300), row)]
+    rules = [hrule(100), hrule(139), hrule(165)]
+    table = build_table((100, 100, 400, 165), lines, rules)
+    assert table.rows == 5
+    assert sum(1 for cell in table.cells if cell.header) <= table.cols  # at most the first row
+
+
+def test_on_a_text_layer_page_figures_lined_up_in_columns_are_a_table_no_finder_saw():
+    """A paper's table scaled down to fit its column: neither PyMuPDF's finder nor its layout model saw it. Rows of
+    figures lined up in columns are a table all the same; rows of words lined up as well (a list of terms and
+    their meanings) need a finder's table or a layout table region under them."""
+    def page_with(rows: list[tuple[str, str, str]], regions: list[Region]) -> PageState:
+        state = PageState(input=PageInput(key="p", pdf_path="", page_index=0, width=600, height=800, text_lines=[],
+                                          layout_regions=regions))
+        state.regions = regions
+        state.lines = [text(value, x, 100 + 10 * r, x + 30) for r, row in enumerate(rows)
+                       for x, value in zip((100, 200, 260), row)]
+        return state
+
+    figures = [("Method", "Acc.", "F1"), ("ResNet", "76.1", "0.71"), ("ViT", "81.3", "0.77"), ("Ours", "83.0", "0.79")]
+    words = [("Term", "Meaning", "Use"), ("lemma", "word form", "index"), ("stem", "root", "search"),
+             ("token", "unit", "parse")]
+    counts = [sum(1 for block in TableStage()([page_with(rows, regions)])[0].blocks if block.type == "table")
+              for rows, regions in ((figures, []), (words, []), (words, [Region("table", (95, 95, 300, 145), 1.0)]))]
+    assert counts == [1, 0, 1]
+
+
+def test_a_ruled_grid_whose_cells_wrap_over_lines_is_a_table():
+    """A grid with a description column: each cell's text wraps over three lines, so most lines of text hold one
+    piece, but every band between two rules holds text in each of the three columns."""
+    ys = [100, 112, 148, 184, 220]
+    rules = [hrule(y) for y in ys] + [vrule(x, 100, 220) for x in (100, 160, 340, 400)]
+    lines = [text("Dataset", 105, 102, 150), text("Description", 165, 102, 230), text("Examples", 345, 102, 395)]
+    for top, name, size in zip(ys[1:], ("COCO", "MNLI", "PubMed"), ("328,000", "432,702", "19,717")):
+        lines += [text(name, 105, top + 2, 140), text(size, 360, top + 2, 395)]
+        lines += [text(part, 165, top + 2 + 11 * i, 330) for i, part in enumerate(
+            ("Everyday scenes with objects", "outlined and captioned in", "five sentences each"))]
+    [(region, members)] = find_table_regions(rules, lines)
+    table = build_table(region, lines, members)
+    assert (table.rows, table.cols) == (4, 3)
+    assert [c.text for c in table.cells if c.row == 1] == ["COCO", "Everyday scenes with objects outlined and "
+                                                           "captioned in five sentences each", "328,000"]

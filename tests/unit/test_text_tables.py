@@ -222,3 +222,27 @@ def test_a_scanned_table_of_wrapped_labels_and_close_figure_columns_is_read_cell
     assert [row[0] for row in rows[1:]] == [row[0] for row in expected]
     text = " ".join(block.text for block in result.blocks if block.type != "table")
     assert "Estimates are based on a sample" in text and "Note: figures may not add up" in text
+
+
+def test_a_stub_heading_set_between_a_group_heading_row_and_its_sub_headings_is_in_the_table():
+    """A two-level header as papers set it: dataset names over their metrics, the stub's heading ("Method") on a
+    line of its own between the two header rows, left of both. The table's region reaches up over all three."""
+    group = [Line(text=text, bbox=(x, 100, x + 40, 109), size=9) for x, text in ((250, "CIFAR-10"), (360, "COCO"))]
+    stub = [Line(text="Method", bbox=(60, 106, 95, 115), size=9)]
+    metrics = ocr_lines([["", "Acc.", "F1", "Acc."]], top=112.0)
+    body = ocr_lines([["ResNet-50", "76.1", "0.712", "81.0"], ["ViT-B/16", "81.3", "0.774", "84.2"],
+                      ["Ours", "83.0", "0.791", "86.9"]], top=124.0)
+    [region] = aligned_regions(group + stub + metrics + body)
+    assert region[1] == 100 and region[0] == 60
+
+
+def test_tables_stacked_under_their_titles_close_together_are_found_one_by_one():
+    """A note under the first table and the second table's title, a line apart each: the title ends the first
+    table's run, and the note is left out of it."""
+    first = ocr_lines(HEADER[:1] + BODY)
+    note = Line(text="Note: totals may differ because of rounding.", bbox=(60, 160, 185, 169), size=9)
+    title = Line(text="Table 2. Enterprises by size", bbox=(60, 172, 170, 181), size=9)
+    second = ocr_lines(HEADER[:1] + BODY[:3], top=184.0)
+    regions = aligned_regions(first + [note, title] + second)
+    assert len(regions) == 2
+    assert regions[0][3] < 160 and regions[1][1] >= 184
