@@ -26,6 +26,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import pymupdf
@@ -202,15 +203,18 @@ def print_pdf(markup: str, out: Path) -> None:
                         source.as_uri()], check=True, capture_output=True, timeout=120)
 
 
+def text_box(page: pymupdf.Page, *texts: str) -> list[float]:
+    """The box around where the page shows the texts (the first place of each); the page's box if it shows none."""
+    found = [r for text in texts for r in page.search_for(text)[:1]]
+    area = pymupdf.Rect(found[0]) if found else pymupdf.Rect(page.rect)
+    for rect in found[1:]:
+        area |= rect
+    return [round(v, 1) for v in area]
+
+
 def blocks(specs: list[dict], titles: list[str], prose: list[str], first: int, page: pymupdf.Page) -> list[dict]:
     """The page's truth blocks in reading order; boxes from where Chromium put their words."""
-    def box(*texts: str) -> list[float]:
-        found = [r for text in texts for r in page.search_for(text)[:1]]
-        area = pymupdf.Rect(found[0]) if found else pymupdf.Rect(page.rect)
-        for rect in found[1:]:
-            area |= rect
-        return [round(v, 1) for v in area]
-
+    box = partial(text_box, page)
     out = []
     if prose:
         out.append({"type": "text", "bbox": box(prose[0][:40]), "text": prose[0]})
@@ -262,19 +266,32 @@ def make_split(folder: Path, count: int, seed: int) -> None:
             prose, specs = shortened(prose, specs)
             titles = titles[:len(specs)]
             markup = page_html(rng, specs, titles, prose, first)
-        scanned = folder / "scanned" / f"{stem}-scan.pdf"
-        degradation = scan(pdf, scanned, rng)
-        for kind, path in (("born_digital", pdf), ("scanned", scanned)):
-            gt = folder / kind / f"{path.stem}.gt.json"
-            gt.write_text(json.dumps({"document": {"source": f"{kind}/{path.name}", "page_count": 1},
-                                      "pages": [{"page_no": 1, "width": size[0], "height": size[1],
-                                                 "blocks": truth_blocks}]}, indent=1))
-            files.append({"file": f"{kind}/{path.name}", "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
-                          "kind": kind, "gt": f"{kind}/{gt.name}", "pages": 1, "style": specs[0]["style"],
-                          "header_levels": max(len(s["header"]) for s in specs), "tables": len(specs),
-                          **(degradation if kind == "scanned" else {})})
-    manifest = {"split": "html-tables", "seed": seed, "documents": len(files),
-                "expected_distinct_documents": len(files), "files": files}
+        files += with_scan(folder, pdf, size, truth_blocks, rng, {
+            "style": specs[0]["style"], "header_levels": max(len(s["header"]) for s in specs), "tables": len(specs)})
+    write_manifest(folder, "html-tables", seed, files)
+
+
+def with_scan(folder: Path, pdf: Path, size: tuple[float, float], blocks: list[dict], rng: random.Random,
+              details: dict) -> list[dict]:
+    """The one-page PDF scanned into `folder/scanned`, the truth of both written beside them: their manifest
+    entries, with `details` (and the scan's degradation)."""
+    scanned = folder / "scanned" / f"{pdf.stem}-scan.pdf"
+    degradation = scan(pdf, scanned, rng)
+    entries = []
+    for kind, path in (("born_digital", pdf), ("scanned", scanned)):
+        gt = folder / kind / f"{path.stem}.gt.json"
+        gt.write_text(json.dumps({"document": {"source": f"{kind}/{path.name}", "page_count": 1},
+                                  "pages": [{"page_no": 1, "width": size[0], "height": size[1],
+                                             "blocks": blocks}]}, indent=1))
+        entries.append({"file": f"{kind}/{path.name}", "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+                        "kind": kind, "gt": f"{kind}/{gt.name}", "pages": 1, **details,
+                        **(degradation if kind == "scanned" else {})})
+    return entries
+
+
+def write_manifest(folder: Path, split: str, seed: int, files: list[dict]) -> None:
+    manifest = {"split": split, "seed": seed, "documents": len(files), "expected_distinct_documents": len(files),
+                "files": files}
     (folder / "manifest.json").write_text(json.dumps(manifest, indent=1))
     print(f"{len(files)} documents in {folder}")
 
@@ -301,22 +318,24 @@ def grouped_report(folder: Path, scores: Path, groups_of: Callable[[dict], list[
         print(f"{key:22}{kind:14}{len(values['teds']):7d}{teds:8.3f}{struct:8.3f}")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def split_main(description: str, make: Callable[[Path, int, int], None], report: Callable[[Path, Path], None],
+               seed: int, groups: str) -> None:
+    """The command line of a generated table split: `make FOLDER [--count N] [--seed S]`, `report FOLDER SCORES`."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
-    make = commands.add_parser("make", help="write the split")
-    make.add_argument("folder", type=Path)
-    make.add_argument("--count", type=int, default=24)
-    make.add_argument("--seed", type=int, default=11)
-    summary = commands.add_parser("report", help="TEDS per style and header depth from run.sh's scores.json")
+    maker = commands.add_parser("make", help="write the split")
+    maker.add_argument("folder", type=Path)
+    maker.add_argument("--count", type=int, default=24)
+    maker.add_argument("--seed", type=int, default=seed)
+    summary = commands.add_parser("report", help=f"TEDS per {groups} from run.sh's scores.json")
     summary.add_argument("folder", type=Path)
     summary.add_argument("scores", type=Path)
     args = parser.parse_args()
     if args.command == "make":
-        make_split(args.folder, args.count, args.seed)
+        make(args.folder, args.count, args.seed)
     else:
         report(args.folder, args.scores)
 
 
 if __name__ == "__main__":
-    main()
+    split_main(__doc__, make_split, report, seed=11, groups="style and header depth")

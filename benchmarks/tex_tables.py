@@ -17,20 +17,17 @@ also scanned. `make` writes the split in the benchmark's format:
 Needs pdflatex with booktabs and multirow: `make tex-bench-packages` installs them (Debian's texlive-latex-extra).
 """
 
-import argparse
-import hashlib
-import json
 import random
 import shutil
 import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import pymupdf
-from formula_crops import scan
-from html_tables import grouped_report
+from html_tables import grouped_report, split_main, text_box, with_scan, write_manifest
 from table_classes import Grid
 
 from engine.types import TableCell
@@ -261,13 +258,7 @@ def compile_page(source: str, out: Path) -> int:
 
 def truth_blocks(spec: PageSpec, page: pymupdf.Page) -> list[dict]:
     """The page's blocks in reading order (the source's order); boxes from where pdfLaTeX put their words."""
-    def box(*texts: str) -> list[float]:
-        found = [r for text in texts for r in page.search_for(text)[:1]]
-        area = pymupdf.Rect(found[0]) if found else pymupdf.Rect(page.rect)
-        for rect in found[1:]:
-            area |= rect
-        return [round(v, 1) for v in area]
-
+    box = partial(text_box, page)
     out = []
     for index, paragraph in enumerate(spec.prose):
         out.append({"type": "text", "bbox": box(paragraph[:20], paragraph[-12:]), "text": paragraph})
@@ -298,21 +289,10 @@ def make_split(folder: Path, count: int, seed: int) -> None:
             page = document[0]
             blocks = truth_blocks(spec, page)
             size = (page.rect.width, page.rect.height)
-        scanned = folder / "scanned" / f"{stem}-scan.pdf"
-        degradation = scan(pdf, scanned, rng)
-        for kind, path in (("born_digital", pdf), ("scanned", scanned)):
-            gt = folder / kind / f"{path.stem}.gt.json"
-            gt.write_text(json.dumps({"document": {"source": f"{kind}/{path.name}", "page_count": 1},
-                                      "pages": [{"page_no": 1, "width": size[0], "height": size[1],
-                                                 "blocks": blocks}]}, indent=1))
-            files.append({"file": f"{kind}/{path.name}", "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
-                          "kind": kind, "gt": f"{kind}/{gt.name}", "pages": 1, "table_kind": spec.kind,
-                          "style": spec.style, "columns": 2 if spec.two_columns else 1, "font": spec.font,
-                          "tables": len(spec.tables), **(degradation if kind == "scanned" else {})})
-    manifest = {"split": "tex-tables", "seed": seed, "documents": len(files),
-                "expected_distinct_documents": len(files), "files": files}
-    (folder / "manifest.json").write_text(json.dumps(manifest, indent=1))
-    print(f"{len(files)} documents in {folder}")
+        files += with_scan(folder, pdf, size, blocks, rng, {
+            "table_kind": spec.kind, "style": spec.style, "columns": 2 if spec.two_columns else 1, "font": spec.font,
+            "tables": len(spec.tables)})
+    write_manifest(folder, "tex-tables", seed, files)
 
 
 def report(folder: Path, scores: Path) -> None:
@@ -321,22 +301,5 @@ def report(folder: Path, scores: Path) -> None:
                                                   f"{entry['columns']} column(s)"])
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    commands = parser.add_subparsers(dest="command", required=True)
-    make = commands.add_parser("make", help="write the split")
-    make.add_argument("folder", type=Path)
-    make.add_argument("--count", type=int, default=24)
-    make.add_argument("--seed", type=int, default=5)
-    summary = commands.add_parser("report", help="TEDS per table kind, rule style and text columns")
-    summary.add_argument("folder", type=Path)
-    summary.add_argument("scores", type=Path)
-    args = parser.parse_args()
-    if args.command == "make":
-        make_split(args.folder, args.count, args.seed)
-    else:
-        report(args.folder, args.scores)
-
-
 if __name__ == "__main__":
-    main()
+    split_main(__doc__, make_split, report, seed=5, groups="table kind, rule style and text columns")
