@@ -1,5 +1,6 @@
 """Tables and formulas of born-digital documents through the real flow into PostgreSQL: stacked tables stored apart,
-a two-level header stored with its spans, a TeX formula's LaTeX built from its glyphs."""
+a two-level header stored with its spans, a paper's group labels centred on their rows stored spanning them, a TeX
+formula's LaTeX built from its glyphs."""
 
 from pathlib import Path
 
@@ -10,6 +11,17 @@ from tests import pdfs
 from tests.tex import PROSE, compile_tex, display
 
 FORMULA = r"\hat{\beta} = \left( X^{\top} X \right)^{-1} X^{\top} y"
+RESULTS = r"""\begin{table}[h]\centering
+\begin{tabular}{llrr}
+Category & Method & Acc. & F1 \\[2pt]
+ & ResNet-50 & 76.1 & 0.712 \\
+Supervised & ViT-B/16 & 81.3 & 0.774 \\
+ & Ours & 83.0 & 0.791 \\
+\smash{\raisebox{-.5\normalbaselineskip}{Zero-shot}} & CLIP & 68.3 & 0.655 \\
+ & Ours (zero-shot) & 70.2 & 0.668 \\
+\end{tabular}
+\caption{Results on the test sets}
+\end{table}"""  # no rules; each group's label set in the middle of its rows, as \multirow sets it
 
 
 def rows(database: Engine, query: str) -> list:
@@ -22,10 +34,12 @@ def test_stacked_tables_headers_and_a_tex_formula_are_stored_as_read(database: E
     folder.mkdir()
     pdfs.statistics_pdf(folder)
     compile_tex(folder, "paper", f"{PROSE}\n{display(FORMULA)}\n{PROSE}")
-    assert digitize(source=str(folder)).documents_done == 2
+    compile_tex(folder, "results", f"{PROSE}\n{RESULTS}\n{PROSE}")
+    assert digitize(source=str(folder)).documents_done == 3
 
     tables = rows(database, "SELECT t.id, t.n_rows, t.n_cols FROM tables t JOIN blocks b ON b.id = t.block_id "
-                            "ORDER BY b.y0")
+                            "JOIN pages p ON p.id = b.page_id JOIN documents d ON d.id = p.document_id "
+                            "WHERE d.first_source NOT LIKE '%results.pdf' ORDER BY b.y0")
     assert [(n_rows, n_cols) for _, n_rows, n_cols in tables] == [(5, 5), (4, 5)]  # two tables, not one of ten rows
     cells = rows(database, "SELECT row, col, text, is_header, row_span, col_span FROM table_cells "
                            f"WHERE table_id = {tables[0][0]}")
@@ -34,8 +48,15 @@ def test_stacked_tables_headers_and_a_tex_formula_are_stored_as_read(database: E
     assert first[0, 1] == ("2019", True, 1, 2) and first[0, 3] == ("2020", True, 1, 2)
     assert [first[1, col][0] for col in range(1, 5)] == ["Men", "Women", "Men", "Women"]
     assert first[4, 0] == ("Capital", False, 1, 1) and first[4, 4][0] == "662"
-    captions = [caption for (caption,) in rows(database, "SELECT text FROM blocks WHERE type = 'caption' ORDER BY y0")]
-    assert captions == ["Table 1. Employment by region (thousands)", "Table 2. Enterprises by size class"]
+    captions = {caption for (caption,) in rows(database, "SELECT text FROM blocks WHERE type = 'caption'")}
+    assert captions == {"Table 1. Employment by region (thousands)", "Table 2. Enterprises by size class",
+                        "Table 1: Results on the test sets"}
+
+    results = rows(database, "SELECT row, col, text, row_span FROM table_cell_details WHERE source LIKE '%results.pdf' "
+                             "AND col < 2 AND text <> '' ORDER BY row, col")
+    assert results == [(0, 0, "Category", 1), (0, 1, "Method", 1), (1, 0, "Supervised", 3), (1, 1, "ResNet-50", 1),
+                       (2, 1, "ViT-B/16", 1), (3, 1, "Ours", 1), (4, 0, "Zero-shot", 2), (4, 1, "CLIP", 1),
+                       (5, 1, "Ours (zero-shot)", 1)]
 
     [(latex, confidence)] = rows(database, "SELECT latex, confidence FROM formulas")
     assert latex.replace(" ", "") == r"\hat{\beta}=\left(X^{\top}X\right)^{-1}X^{\top}y"
