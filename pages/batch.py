@@ -26,7 +26,7 @@ from pages.pdf import page_fingerprint
 from pages.rows import PageOutcome, save_batch, stored_result
 from sources.failures import BadDocument, reason_class
 from sources.files import FileIdentity, HeldFile
-from validation.gate import validate_results
+from validation.gate import prepare_validator, validate_results
 
 
 @dataclass(frozen=True)
@@ -91,8 +91,11 @@ def parse_batch_pages(batch: Batch, database: Engine, parser: PageParser | Engin
             first.setdefault(fingerprint, ref)
         jobs = [PageJob(_key(ref), held[ref.document_id].path, ref.page_no - 1) for ref, fingerprint in fingerprinted
                 if fingerprint not in stored and first[fingerprint] == ref]
-        parsed = (parser(jobs, budget) if isinstance(parser, EngineProcesses)
-                  else read_and_parse(parser, source, jobs, budget, log))
+        if isinstance(parser, EngineProcesses):
+            prepare_validator()  # while the engine workers read and parse
+            parsed = parser(jobs, budget)
+        else:
+            parsed = read_and_parse(parser, source, jobs, budget, log)
         results = fail_unread_pages(parsed.results)
         bad_files.update({document_id: "changed during the run: written to while its pages were parsed"
                           for document_id, file in held.items() if not file.unchanged()})

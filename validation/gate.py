@@ -332,9 +332,25 @@ class Validator:
         return issues
 
 
-@lru_cache(maxsize=1)
+_validator_made = threading.Lock()  # the first caller makes the validator, one waiting meanwhile takes it then
+
+
 def get_validator() -> Validator:
+    """The process's validator, made on first use."""
+    with _validator_made:
+        return _validator()
+
+
+@lru_cache(maxsize=1)
+def _validator() -> Validator:
     return Validator()
+
+
+def prepare_validator() -> None:
+    """Make the process's validator in a thread of its own, for a caller that waits on other processes meanwhile:
+    Great Expectations takes 2-3 s to set up, which the first batch of a run would otherwise wait for."""
+    if not _validator.cache_info().currsize:
+        threading.Thread(target=get_validator, name="folio-validator", daemon=True).start()
 
 
 def validate_results(results: list[PageResult], inputs: dict[str, PageInput]) -> dict[str, Verdict]:

@@ -1,6 +1,7 @@
 """The validation gate: its measures (LaTeX balance, table HTML against cells, text-layer coverage, ink), the
 repair of blocks that fail a check, and which failures quarantine a page."""
 
+import threading
 from dataclasses import replace
 
 import numpy as np
@@ -9,6 +10,7 @@ import pytest
 from engine.ink import ink_share
 from engine.table_grid import make_table
 from engine.types import Block, Formula, Line, PageInput, PageResult, TableCell
+from validation import gate
 from validation.gate import (
     BLOCK,
     CHECKS,
@@ -278,3 +280,24 @@ def test_a_check_that_cannot_run_quarantines_every_page_of_the_batch():
     assert set(verdicts) == {"1:1", "1:2"} and all(verdict.quarantined for verdict in verdicts.values())
     assert [(i.check, i.observed, i.action) for i in verdicts["1:2"].issues] == [
         (CONFIDENCE_CHECK, ("check failed to run",), QUARANTINED)]
+
+
+def test_the_validator_prepared_in_a_thread_is_the_one_the_batch_then_takes(monkeypatch):
+    """A batch prepares the validator while its engine workers parse, and takes it when it validates. While the
+    preparing thread holds the making, a caller waits and gets the same validator: it is made once."""
+    made = []
+    real = gate.Validator
+    monkeypatch.setattr(gate, "Validator", lambda: made.append(real()) or made[-1])
+    gate._validator.cache_clear()
+    try:
+        with gate._validator_made:  # the caller below comes while the validator is being made
+            gate.prepare_validator()
+            taken: list = []
+            caller = threading.Thread(target=lambda: taken.append(gate.get_validator()))
+            caller.start()
+        caller.join(timeout=60)
+        assert len(made) == 1 and taken == made
+        gate.prepare_validator()  # made already: nothing more is made
+        assert gate.get_validator() is made[0] and len(made) == 1
+    finally:
+        gate._validator.cache_clear()
