@@ -354,20 +354,21 @@ def _prose_between(upper: Rule, lower: Rule, lines: list[Line]) -> bool:
 def _looks_tabular(lines: list[Line], region: BBox, rules: list[Rule]) -> bool:
     """Two or more rows, at least half of them with text in two or more columns, few lines as wide as prose. In a
     ruled grid (`_gridded`) the rows are the bands between its horizontal rules (a cell's text wrapped over lines is
-    one row) and the columns those between its vertical rules; else they are the text's rows and pieces."""
+    one row) and the columns those between its vertical rules (`filled`: each row's columns with text); else
+    they are the text's rows and pieces."""
     if _gridded(rules):
         ys = _boundaries([rule.position for rule in rules if rule.horizontal])
         xs = _boundaries([rule.position for rule in rules if not rule.horizontal])
         bands = [[line for line in lines if top < (line.bbox[1] + line.bbox[3]) / 2 < bottom]
                  for top, bottom in zip(ys, ys[1:])]
-        columns = [{bisect(xs, (line.bbox[0] + line.bbox[2]) / 2) for line in band} for band in bands if band]
+        filled = [{bisect(xs, (line.bbox[0] + line.bbox[2]) / 2) for line in band} for band in bands if band]
     else:
-        columns = [{id(line) for line in row.lines} for row in text_rows(lines)]
-    if len(columns) < 2:
+        filled = [{id(line) for line in row.lines} for row in text_rows(lines)]  # each row's pieces
+    if len(filled) < 2:
         return False
-    multi = sum(1 for row in columns if len(row) >= 2)
+    multi = sum(1 for row in filled if len(row) >= 2)
     wide = sum(1 for line in lines if line.width > 0.7 * (region[2] - region[0]))
-    return multi >= 0.5 * len(columns) and wide <= 1
+    return multi >= 0.5 * len(filled) and wide <= 1
 
 
 def _has_columns(lines: list[Line]) -> bool:
