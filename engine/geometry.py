@@ -114,13 +114,19 @@ def _unstacked(row: Row) -> list[Row]:
     the narrower one's width, their middles half a line height apart or more): the levels of such stacked lines,
     each line on the nearest (within a quarter of the way to the next level), a line between two levels (a label
     set between two rows) on a row of its own."""
-    stacked = [line for line in row.lines if any(
-        min(line.bbox[2], other.bbox[2]) - max(line.bbox[0], other.bbox[0]) > 0.5 * min(line.width, other.width)
-        and abs(_middle(line) - _middle(other)) >= 0.5 * min(line.height, other.height) for other in row.lines)]
+    stacked: dict[int, Line] = {}
+    reaching: list[Line] = []  # lines left of the current one that reach past its left edge
+    for line in sorted(row.lines, key=lambda l: l.bbox[0]):
+        reaching = [other for other in reaching if other.bbox[2] > line.bbox[0]]
+        for other in reaching:
+            if (min(line.bbox[2], other.bbox[2]) - line.bbox[0] > 0.5 * min(line.width, other.width)
+                    and abs(_middle(line) - _middle(other)) >= 0.5 * min(line.height, other.height)):
+                stacked |= {id(line): line, id(other): other}
+        reaching.append(line)
     if not stacked:
         return [row]
     levels: list[float] = []
-    for line in sorted(stacked, key=_middle):
+    for line in sorted(stacked.values(), key=_middle):
         if not levels or _middle(line) - levels[-1] >= 0.5 * line.height:
             levels.append(_middle(line))
     parts: dict[float, Row] = {}

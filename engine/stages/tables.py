@@ -33,6 +33,8 @@ MIN_SPAN_OVERLAP = 0.15  # share of a fragment's height inside a neighbouring ro
 FIGURE_CAPTION = re.compile(r"^(figure|fig\.|chart|graph|plate|map|exhibit|photo)\s*[0-9ivxlc]", re.IGNORECASE)
 CAPTION_GAP = 2.0  # line heights between a picture and its caption, at most
 MIN_FIGURE_SHARE = 0.5  # of the pieces beside a row's first: an aligned table in a picture region holds figures
+MAX_ALIGNED_LINES = 3000  # a text-layer page with more lines is not searched by alignment (nor by PyMuPDF's finder):
+# cells built from tens of thousands of pieces cost minutes
 
 
 class TableStage:
@@ -134,8 +136,8 @@ def table_candidates(page: PageState, frame: TableFrame) -> tuple[list[Candidate
         own = _outside(own, pictures)
         found = [(item.bbox, join_wrapped_rows(item.table)) for item in page.input.found_tables]
         tabular = [box for box, _ in found] + [r.bbox for r in regions if r.type == "table"]
-        own += [(region, table) for region, table in aligned_tables(lines, rules, [r for r, _ in own], pictures)
-                if any(overlaps(region, box) for box in tabular)
+        aligned = aligned_tables(lines, rules, [r for r, _ in own], pictures) if len(lines) <= MAX_ALIGNED_LINES else []
+        own += [(region, table) for region, table in aligned if any(overlaps(region, box) for box in tabular)
                 or _figure_share(_inside(lines, region)) >= MIN_FIGURE_SHARE]
         pictures += [box for box in page.input.image_boxes if area(box) <= MAX_AREA * page_area]
     else:
