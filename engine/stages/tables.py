@@ -135,10 +135,9 @@ def table_candidates(page: PageState, frame: TableFrame) -> tuple[list[Candidate
         pictures = [r.bbox for r in regions if r.type == "figure"]
         own = _outside(own, pictures)
         found = [(item.bbox, join_wrapped_rows(item.table)) for item in page.input.found_tables]
-        tabular = [box for box, _ in found] + [r.bbox for r in regions if r.type == "table"]
-        aligned = aligned_tables(lines, rules, [r for r, _ in own], pictures) if len(lines) <= MAX_ALIGNED_LINES else []
-        own += [(region, table) for region, table in aligned if any(overlaps(region, box) for box in tabular)
-                or _figure_share(_inside(lines, region)) >= MIN_FIGURE_SHARE]
+        supported = [box for box, _ in found] + [r.bbox for r in regions if r.type == "table"]
+        if len(lines) <= MAX_ALIGNED_LINES:
+            own += aligned_tables(lines, rules, [r for r, _ in own], pictures, supported)
         pictures += [box for box in page.input.image_boxes if area(box) <= MAX_AREA * page_area]
     else:
         found = layout_tables(regions, lines, rules)
@@ -202,18 +201,21 @@ def _without_prose_ends(lines: list[Line]) -> list[Line]:
     return [line for index, row in enumerate(rows) if index not in prose for line in row.lines]
 
 
-def aligned_tables(lines: list[Line], rules: list[Rule], taken: list[BBox],
-                   pictures: Sequence[BBox] = ()) -> list[Candidate]:
-    """Tables of a rendered page that only the alignment of their text shows (engine/stages/text_tables.py), where
-    no other candidate lies. In a picture region of the layout model only a table of figures or check boxes counts
-    (a statistical table or a questionnaire's grid the model took for a picture; a screenshot's menus line up too,
-    in words)."""
+def aligned_tables(lines: list[Line], rules: list[Rule], taken: list[BBox], pictures: Sequence[BBox] = (),
+                   supported: Sequence[BBox] | None = None) -> list[Candidate]:
+    """Tables that only the alignment of their text shows (engine/stages/text_tables.py), where no other candidate
+    lies. In a picture region of the layout model only a table of figures or check boxes counts (a statistical table
+    or a questionnaire's grid the model took for a picture; a screenshot's menus line up too, in words), and so,
+    where `supported` is given, it does outside those boxes (on a text-layer page: the finder's tables and the layout
+    model's table regions)."""
     found: list[Candidate] = []
     for region in aligned_regions(lines):
         inside = _inside(lines, region)
         if any(overlaps(region, other) for other in taken) or not _has_columns(inside):
             continue
-        if any(overlaps(region, picture) for picture in pictures) and _figure_share(inside) < MIN_FIGURE_SHARE:
+        figures_only = any(overlaps(region, picture) for picture in pictures) or (
+            supported is not None and not any(overlaps(region, box) for box in supported))
+        if figures_only and _figure_share(inside) < MIN_FIGURE_SHARE:
             continue
         table = build_table(region, inside, [rule for rule in rules if center_inside(_widened(rule), region)])
         if table is not None:
