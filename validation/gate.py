@@ -19,7 +19,6 @@ import threading
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from html.parser import HTMLParser
 from typing import Any, get_args
 
@@ -332,24 +331,23 @@ class Validator:
         return issues
 
 
+_validator: Validator | None = None  # the process's, once made
 _validator_made = threading.Lock()  # the first caller makes the validator, one waiting meanwhile takes it then
 
 
 def get_validator() -> Validator:
     """The process's validator, made on first use."""
+    global _validator
     with _validator_made:
-        return _validator()
-
-
-@lru_cache(maxsize=1)
-def _validator() -> Validator:
-    return Validator()
+        if _validator is None:
+            _validator = Validator()
+        return _validator
 
 
 def prepare_validator() -> None:
     """Make the process's validator in a thread of its own, for a caller that waits on other processes meanwhile:
     Great Expectations takes 2-3 s to set up, which the first batch of a run would otherwise wait for."""
-    if not _validator.cache_info().currsize:
+    if _validator is None:
         threading.Thread(target=get_validator, name="folio-validator", daemon=True).start()
 
 

@@ -288,16 +288,13 @@ def test_the_validator_prepared_in_a_thread_is_the_one_the_batch_then_takes(monk
     made = []
     real = gate.Validator
     monkeypatch.setattr(gate, "Validator", lambda: made.append(real()) or made[-1])
-    gate._validator.cache_clear()
-    try:
-        with gate._validator_made:  # the caller below comes while the validator is being made
-            gate.prepare_validator()
-            taken: list = []
-            caller = threading.Thread(target=lambda: taken.append(gate.get_validator()))
-            caller.start()
-        caller.join(timeout=60)
-        assert len(made) == 1 and taken == made
-        gate.prepare_validator()  # made already: nothing more is made
-        assert gate.get_validator() is made[0] and len(made) == 1
-    finally:
-        gate._validator.cache_clear()
+    monkeypatch.setattr(gate, "_validator", None)  # restored after the test: no other test sees this one's
+    with gate._validator_made:  # the caller below comes while the validator is being made
+        gate.prepare_validator()
+        taken: list = []
+        caller = threading.Thread(target=lambda: taken.append(gate.get_validator()))
+        caller.start()
+    caller.join(timeout=60)
+    assert len(made) == 1 and taken == made
+    gate.prepare_validator()  # made already: nothing more is made
+    assert gate.get_validator() is made[0] and len(made) == 1
