@@ -72,7 +72,6 @@ class TexTable:
 
     latex: str
     grid: Grid
-    columns: int
     first: str
     last: str
 
@@ -169,7 +168,7 @@ def results_table(rng: random.Random, style: str, grouped: bool) -> TexTable:
     latex = f"\\begin{{tabular}}{{{column_spec(style, aligns)}}}\n" + "\n".join(x for x in lines if x) + \
         "\n\\end{tabular}"
     first = cells[0].text if not two_level else groups[0]
-    return TexTable(latex, Grid(row, columns, cells), columns, first, body[-1][-1][1])
+    return TexTable(latex, Grid(row, columns, cells), first, body[-1][-1][1])
 
 
 def described_table(rng: random.Random, style: str) -> TexTable:
@@ -188,7 +187,7 @@ def described_table(rng: random.Random, style: str) -> TexTable:
     width = rng.choice(["3.2cm", "4cm", "5cm"])
     latex = f"\\begin{{tabular}}{{{column_spec(style, ['l', f'p{{{width}}}', 'r'])}}}\n" + \
         "\n".join(x for x in lines if x) + "\n\\end{tabular}"
-    return TexTable(latex, Grid(len(chosen) + 1, 3, cells), 3, "Dataset", chosen[-1][2])
+    return TexTable(latex, Grid(len(chosen) + 1, 3, cells), "Dataset", chosen[-1][2])
 
 
 def make_table(rng: random.Random, kind: str, style: str) -> TexTable:
@@ -231,7 +230,7 @@ def latex_source(spec: PageSpec) -> str:
         if index < len(spec.tables):
             table, title, number = spec.tables[index], spec.titles[index], spec.numbers[index]
             body = table.latex
-            if spec.two_columns and table.columns > 3:
+            if spec.two_columns and table.grid.cols > 3:
                 body = f"\\resizebox{{\\columnwidth}}{{!}}{{{body}}}"
             caption = f"\\setcounter{{table}}{{{number - 1}}}\\caption{{{title}}}"
             note = f"\n\n\\vspace{{2pt}}{{\\footnotesize {NOTE}}}" if spec.note else ""
