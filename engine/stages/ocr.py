@@ -21,7 +21,7 @@ from engine.ink import blank
 from engine.mathiness import text_math_share
 from engine.ocr.detector import Detection, TextDetector, crop_line, split_at_gaps
 from engine.ocr.fallback import ScriptFallback
-from engine.ocr.orientation import LineDirection, is_side_text
+from engine.ocr.orientation import VERTICAL, LineDirection, aspect, is_side_text
 from engine.ocr.trust import MIN_CONFIDENCE, Trust, measure
 from engine.ocr.two_pass import LineReader
 from engine.ocr.word_boxes import ocr_words
@@ -102,8 +102,8 @@ class OcrStage:
         return detections
 
     def _side_text_upright(self, crops: list, detections: list[Detection]) -> list:
-        """Crops of lines running up or down the page, each turned to read upright."""
-        side = [index for index, detection in enumerate(detections) if is_side_text(detection)]
+        """Crops of lines running up or down the page (those crop_line turned), each turned to read upright."""
+        side = [index for index, detection in enumerate(detections) if aspect(detection) > VERTICAL]
         if self.direction is None or not side:
             return crops
         for index, crop in zip(side, self.direction.upright([crops[index] for index in side])):

@@ -225,3 +225,22 @@ def test_vertical_margin_text_on_a_scan_is_no_body_text(tmp_path: Path, ocr_stag
     [margin] = [block for block in result.blocks if block.type in ("header", "footer")]
     assert Levenshtein.normalized_distance(margin.text, "arXiv:2101.00001v1") < 0.2, margin.text
     _assert_displayed(path, result)
+
+
+def test_short_column_heads_set_up_a_scanned_page_read_upright(tmp_path: Path, ocr_stages):
+    """A table's heads turned to run up the page, each a short word: not long enough to be a run of text up the
+    margin, yet read turned, and turned the way the direction classifier says (a quarter clockwise here)."""
+    source = pymupdf.open()
+    page = source.new_page(width=300, height=150)
+    page.insert_text((50, 30), TITLE, fontname="Times-Bold", fontsize=16)
+    heads = ["Total", "years", "Rate"]
+    for i, head in enumerate(heads):
+        page.insert_text((130 + 40 * i, 110), head, fontname="Helvetica", fontsize=11, rotate=90)
+    pixmap = page.get_pixmap(dpi=200, colorspace=pymupdf.csGRAY)
+    document = pymupdf.open()
+    document.new_page(width=300, height=150).insert_image(pymupdf.Rect(0, 0, 300, 150), pixmap=pixmap)
+    path = tmp_path / "heads.pdf"
+    document.save(path)
+    result = _parse(path, ocr_stages)
+    read = [line.text for block in result.blocks for line in block.lines]
+    assert all(head in read for head in heads), read
