@@ -1,11 +1,12 @@
-"""OCR lines that run the figures of neighbouring table columns together, cut into one piece a figure.
+"""Lines that run the figures of neighbouring table columns together, cut into one piece a figure.
 
 PP-OCR's detector joins two right-aligned figures of neighbouring columns into one line when the blank between
 them is under a line height ("949,718   975,492"), and the recogniser reads them as one text with a space: the table
 then sees one piece across two columns, and the columns merge. A line whose words are all figures (or the marks
 statistical tables print for a missing value) is cut where its ink leaves a blank of MIN_CELL_GAP line heights or
 more, when the ink falls into as many runs as the line has figures: a word space, and the space inside "45.2 (1.3)"
-or "1 234", are narrower.
+or "1 234", are narrower. A text-layer line is cut the same way where its words stand that far apart beside a
+figure (`figures_apart`): a text layer's line runs on across a gutter narrower than its spaces' rule (pages/pdf.py).
 """
 
 import re
@@ -24,6 +25,7 @@ MISSING = frozenset({"..", "...", "…", "-", "–", "—", "x", "X", ":", "*", 
 THOUSANDS_GROUP = re.compile(r"\d{3}([.,]\d+)?%?\)?")  # "234" of "1 234": a figure's next group of digits
 YEAR = re.compile(r"(1[89]|20)\d\d")  # a header's year, not a figure
 MIN_CELL_GAP = 0.6  # line heights: a blank this wide or wider between two figures parts two cells
+WORD_GAP_FACTOR = 1.5  # a cell gap beside a figure is this much wider than the line's spaces between words
 INK_ROWS = (0.1, 1.0)  # of the line's height: its commas and points count, a line above's descenders not
 
 
@@ -39,10 +41,10 @@ def body_figure(text: str) -> bool:
 
 def figure_words(text: str) -> list[str] | None:
     """The figures of a line that holds two or more and nothing else (a group of three digits after a short one
-    stays with it: "1 234" is one figure); None for any other line."""
+    stays with it: "1 234" and "1 234 567" are one figure); None for any other line."""
     words: list[str] = []
     for word in text.split():
-        if words and THOUSANDS_GROUP.fullmatch(word) and re.fullmatch(r"[-+−–(]?\d{1,3}", words[-1]):
+        if words and THOUSANDS_GROUP.fullmatch(word) and re.fullmatch(r"[-+−–(]?\d{1,3}( \d{3})*", words[-1]):
             words[-1] += " " + word
         else:
             words.append(word)
@@ -73,3 +75,28 @@ def cut_figure_runs(lines: list[Line], grey: np.ndarray, scale: float) -> dict[i
         cut[id(line)] = [replace(line, text=word, bbox=(left + a / scale, line.bbox[1], left + b / scale, line.bbox[3]))
                          for word, (a, b) in zip(words, runs)]
     return cut
+
+
+def figures_apart(line: Line) -> list[Line]:
+    """A text-layer line in pieces, cut where a figure (or a missing value's mark) stands MIN_CELL_GAP ems (of its
+    font size: a text-layer line's box is a third taller) or more from the word before or after it ("February
+    4,476", "7,685    6,216"), and WORD_GAP_FACTOR times further than any two words of the line that are not figures
+    stand apart (a justified line, a cell's wrapped text in a narrow column, stretches all its spaces alike: "at
+    32   by   32   pixels"); other lines whole."""
+    if line.confidence is not None or len(line.words) < 2:
+        return [line]
+    pairs = list(zip(line.words, line.words[1:]))
+    words_apart = [after.bbox[0] - before.bbox[2] for before, after in pairs
+                   if not figure_or_mark(before.text) and not figure_or_mark(after.text)]
+    bar = max([MIN_CELL_GAP * line.size] + [WORD_GAP_FACTOR * gap for gap in words_apart])
+    groups = [[line.words[0]]]
+    for before, word in pairs:
+        if word.bbox[0] - before.bbox[2] >= bar and (figure_or_mark(word.text) or figure_or_mark(before.text)):
+            groups.append([word])
+        else:
+            groups[-1].append(word)
+    if len(groups) == 1:
+        return [line]
+    return [replace(line, text=" ".join(word.text for word in group), words=group,
+                    bbox=(group[0].bbox[0], line.bbox[1], max(word.bbox[2] for word in group), line.bbox[3]))
+            for group in groups]

@@ -200,6 +200,38 @@ STATISTICS = [  # (title, header rows of (text, column span), body rows): a two-
 ]
 
 
+LEADERS_TABLE = [("Ensemble", "7 590 669", "7 813 311"), ("Agriculture", "982 982", "1 124 476"),
+                 ("Industrie", "3 703 635", "3 647 461"), ("Construction", "1 060 731", "1 192 165")]
+
+
+def leaders_pdf(folder: Path, name: str = "leaders.pdf") -> Path:
+    """A statistical office's table on top of its page: its title ("Tableau 2 - ..."), row labels with dot leaders
+    out to their figures, figures whose digits are grouped by spaces ("7 590 669")."""
+    document = pymupdf.open()
+    page = document.new_page(width=420, height=300)
+    page.insert_text((40, 22), "Tableau 2 - Emploi salarie par secteur", fontname="Helvetica-Bold", fontsize=9)
+    page.draw_line((40, 30), (380, 30), width=0.6)
+    page.insert_text((40, 42), "Secteur", fontname="Helvetica", fontsize=8)
+    rights = (300, 380)
+    for right, year in zip(rights, ("2021", "2022")):
+        page.insert_text((right - pymupdf.get_text_length(year, "Helvetica", 8), 42), year, fontname="Helvetica",
+                         fontsize=8)
+    page.draw_line((40, 46), (380, 46), width=0.6)
+    for index, (label, *figures) in enumerate(LEADERS_TABLE):
+        y = 58 + 12 * index
+        page.insert_text((40, y), f"{label} {'.' * (48 - 2 * len(label))}", fontname="Helvetica", fontsize=8)
+        for right, figure in zip(rights, figures):
+            page.insert_text((right - pymupdf.get_text_length(figure, "Helvetica", 8), y), figure,
+                             fontname="Helvetica", fontsize=8)
+    page.draw_line((40, 58 + 12 * len(LEADERS_TABLE) - 6), (380, 58 + 12 * len(LEADERS_TABLE) - 6), width=0.6)
+    page.insert_text((40, 130), "Source: annual survey of employment. Figures for 2022 are provisional.",
+                     fontname="Helvetica", fontsize=8)
+    path = folder / name
+    document.save(path)
+    document.close()
+    return path
+
+
 def statistics_pdf(folder: Path, name: str = "statistics.pdf") -> Path:
     """One page of two tables stacked under their titles, set without vertical rules (booktabs style) and with
     the same columns: the first under a two-level header ("2019" over "Men" and "Women"), with a stub header

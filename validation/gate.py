@@ -204,14 +204,19 @@ def stored_text(blocks: list[Block]) -> str:
 
 
 def text_coverage(layer: str, stored: str) -> float:
-    """The share of the text layer's characters (without spaces and hyphens) found in the stored text."""
+    """The share of the text layer's characters (without spaces, hyphens and dot leaders: a table keeps no leaders
+    in its cells) found in the stored text."""
     wanted, found = _characters(layer), _characters(stored)
     total = sum(wanted.values())
     return round(sum((wanted & found).values()) / total, 4) if total else 1.0
 
 
 def _characters(text: str) -> Counter:
-    return Counter(ch for ch in unicodedata.normalize("NFKC", text) if not ch.isspace() and ch not in "-\u00ad")
+    text = _LEADERS.sub(" ", unicodedata.normalize("NFKC", text))
+    return Counter(ch for ch in text if not ch.isspace() and ch not in "-\u00ad")
+
+
+_LEADERS = re.compile(r"(?:\.\s*){3,}")  # dot leaders ("Alabama ........"; NFKC makes "…" three dots)
 
 
 _ESCAPED_BRACE = re.compile(r"\\[{}]")

@@ -22,8 +22,9 @@ from engine.types import BBox, Block, BlockType, PageState, Region
 PAGE_NUMBER = re.compile(
     r"^(page\s+)?([-–—]\s*)?(\d{1,4}|[ivxlcdm]{1,6})(\s*[-–—])?(\s*(/|of)\s*\d{1,4})?$", re.IGNORECASE
 )
-CAPTION = re.compile(r"^(table|figure|fig\.|tab\.|chart|plate|map|exhibit|graph)\s*[0-9ivxlc]+[a-z]?\s*[:.]",
-                     re.IGNORECASE)
+CAPTION = re.compile(r"^(table|tableau|tabelle|tabla|tabel|tabela|tabella|figure|figura|abbildung|graphique|gráfico|"
+                     r"grafico|fig\.|tab\.|abb\.|chart|plate|map|exhibit|graph)\s*([a-z][-.]?)?[0-9ivxlc]+"
+                     r"([.\-–][0-9]+)*[a-z]?\s*([:.–—-]|$)", re.IGNORECASE)  # "Table 3.", "Table B-1.", "Tableau 2 –"
 FOOTNOTE_MARK = re.compile(r"^([0-9]{1,2}|[*†‡§¶])\s*\S")
 EQUATION_NUMBER = re.compile(r"^\(\s*\d+(\.\d+)?[a-z]?\s*\)$")
 MARGIN = 0.08  # top and bottom share of the page where running headers, footers and folios live
@@ -77,7 +78,8 @@ def classify(block: Block, body: float, page_height: float, blocks: list[Block])
     small = block.size <= body * 1.05
     if (in_top_margin or in_bottom_margin) and len(block.lines) == 1 and PAGE_NUMBER.match(text):
         return "page_number"
-    if in_top_margin and small and len(block.lines) <= 2 and _has_body_below(block, blocks):
+    if in_top_margin and small and len(block.lines) <= 2 and _has_body_below(block, blocks) \
+            and not CAPTION.match(text):  # a table's title at the top of its page
         return "header"
     if in_bottom_margin and small and len(block.lines) <= 2:
         return "footer"

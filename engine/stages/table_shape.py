@@ -15,7 +15,11 @@ Table finders work line by line, so what a reader takes in at a glance comes out
   widens over the columns of the header row below that are nearer to it than to any other header of its
   row; a header with nothing under it spans the header rows down, one in the lowest header row with nothing
   above it (a stub header set at the foot of the header) spans them up;
-- a group label centred on the rows it groups (LaTeX's multirow), found in one of them: it spans them.
+- a group label centred on the rows it groups (LaTeX's multirow), found in one of them: it spans them;
+- figures whose digits are grouped by spaces ("7 590 669", as French and other statistical offices print them),
+  found as two columns (the leading digits apart from the groups): the two columns are one;
+- a row label followed by dot leaders out to its figures ("Alabama ........ 4,779"): the leaders are no text
+  of the cell (a cell of dots alone, "..", is a statistical office's mark for a missing value and stays).
 
 Every cut and join needs the cells' boxes on the page to confirm what the text suggests (the lines of a
 wrapped label or header lie a line apart); a table without them is left as it is.
@@ -35,6 +39,10 @@ LINE_GAP = 0.8  # a wrapped line starts at most this many line heights below the
 ALIGNED = 2.0  # points: two lines whose left edges, right edges or centres are this close are set in line
 CENTRED = 0.25  # of a row's pitch: a group label this close to the middle of its rows is set centred on them
 DIGIT = re.compile(r"\d")
+LEADING_DIGITS = re.compile(r"[-+−–(]?\d{1,3}")  # a space-grouped figure's first digits: "7" of "7 590 669"
+DIGIT_GROUPS = re.compile(r"(\d{1,3} )?\d{3}( \d{3})*([.,]\d+)?%?\)?")  # and its groups: "590 669" (or the
+# whole figure, where its first digits were wide enough to reach the groups' column: "10 142")
+LEADERS = re.compile(r"^(?:\.\s*){3,}(?=\S)|\s*(?:\.\s*){3,}$|\s+\.{2,}$")  # dot leaders before or after a cell's text
 
 
 def reshaped(region: BBox, table: Table) -> list[tuple[BBox, Table]]:
@@ -45,8 +53,57 @@ def reshaped(region: BBox, table: Table) -> list[tuple[BBox, Table]]:
         boxes = [(region, parts[0])]
     else:
         boxes = [(union([c.bbox for c in part.cells if c.bbox is not None]), part) for part in parts]
-    return [(box, widened_headers(joined_header_lines(centred_row_spans(join_wrapped_rows(part)))))
-            for box, part in boxes]
+    return [(box, widened_headers(joined_header_lines(centred_row_spans(join_wrapped_rows(
+        joined_digit_groups(without_leaders(part)))))))
+        for box, part in boxes]
+
+
+def joined_digit_groups(table: Table) -> Table:
+    """The table with each column of a space-grouped figure's first digits joined to the column of its digit groups
+    on its right (`_digit_groups_apart`)."""
+    while (col := next((c for c in range(table.cols - 1) if _digit_groups_apart(table, c)), None)) is not None:
+        right = {cell.row for cell in table.cells if cell.col == col + 1 and cell.col_span == 1}
+        leading = {cell.row: cell for cell in table.cells if cell.col == col and cell.col_span == 1
+                   and cell.row in right}
+        cells = []
+        for cell in table.cells:
+            if cell.col == col and cell.row in leading and cell.col_span == 1:
+                continue  # joined to the groups on its right
+            if cell.col == col + 1 and cell.col_span == 1 and cell.row in leading:
+                first = leading[cell.row]
+                boxes = [box for box in (first.bbox, cell.bbox) if box is not None]
+                cell = replace(cell, text=f"{first.text} {cell.text}".strip(), bbox=union(boxes) if boxes else None)
+            if cell.col > col:
+                cell = replace(cell, col=cell.col - 1)
+            elif cell.col + cell.col_span > col + 1:
+                cell = replace(cell, col_span=cell.col_span - 1)
+            cells.append(cell)
+        table = make_table(table.rows, table.cols - 1, cells)
+    return table
+
+
+def _digit_groups_apart(table: Table, col: int) -> bool:
+    """Whether the column holds a space-grouped figure's first digits and the next one its digit groups: in two or
+    more body rows the column's text is one to three digits and the next column's three-digit groups, in no body
+    row anything else; its header cells are empty where the next column's are not."""
+    left = {cell.row: cell for cell in table.cells if cell.col == col and cell.col_span == 1}
+    right = {cell.row: cell for cell in table.cells if cell.col == col + 1 and cell.col_span == 1}
+    leading = [row for row, cell in left.items() if cell.text and not cell.header]
+    return (len(leading) >= 2
+            and all(LEADING_DIGITS.fullmatch(left[row].text) and row in right
+                    and DIGIT_GROUPS.fullmatch(right[row].text) for row in leading)
+            and all(DIGIT_GROUPS.fullmatch(cell.text) for cell in right.values() if cell.text and not cell.header)
+            and not any(cell.text and right.get(row) is not None and right[row].text
+                        for row, cell in left.items() if cell.header))
+
+
+def without_leaders(table: Table) -> Table:
+    """The table with the dot leaders cut off its cells' text."""
+    cells = [replace(cell, text=stripped) if (stripped := LEADERS.sub("", cell.text)) and stripped != cell.text
+             else cell for cell in table.cells]
+    if all(new is old for new, old in zip(cells, table.cells)):
+        return table
+    return make_table(table.rows, table.cols, cells)
 
 
 # -- the grid

@@ -10,7 +10,7 @@ from statistics import median
 
 import cv2
 
-from engine.figure_runs import body_figure, cut_figure_runs, figure_or_mark
+from engine.figure_runs import body_figure, cut_figure_runs, figure_or_mark, figure_words, figures_apart
 from engine.geometry import Row, area, center_inside, mean_confidence, merged_spans, overlaps, text_rows, union
 from engine.marks import MARKS, mark_lines
 from engine.rules import Rule, rules_from_boxes, rules_from_image
@@ -20,6 +20,7 @@ from engine.stages.classify import CAPTION
 from engine.stages.figures import MAX_AREA, MAX_SCAN_PICTURE
 from engine.stages.table_shape import join_wrapped_rows, reshaped
 from engine.stages.text_tables import MAX_WORDS, aligned_regions, beside_first
+from engine.stages.turned_heads import turned_heads
 from engine.table_grid import make_table
 from engine.types import BBox, Block, Line, PageState, Region, Table, TableCell
 
@@ -29,10 +30,12 @@ MIN_LAYOUT_SCORE = 0.5  # layout-model table regions scored lower are too often 
 MIN_COLUMN_ROWS = 0.3  # share of a layout table region's rows that must hold two or more pieces of text
 COVERAGE_STEP = 0.05  # shares of the text held that differ by less are as good as equal
 COLUMN_OVERLAP = 1.0  # points two pieces must overlap by to stand in one column
+MIN_PIECE = 3.0  # points: no glyph is narrower; a piece of text that is, is a sliver of ink
 MIN_SPAN_OVERLAP = 0.15  # share of a fragment's height inside a neighbouring row that makes it span that row
 FIGURE_CAPTION = re.compile(r"^(figure|fig\.|chart|graph|plate|map|exhibit|photo)\s*[0-9ivxlc]", re.IGNORECASE)
 CAPTION_GAP = 2.0  # line heights between a picture and its caption, at most
 MIN_FIGURE_SHARE = 0.5  # of the pieces beside a row's first: an aligned table in a picture region holds figures
+MIN_ROWS_BEYOND = 2  # rows outside a ruled table that make an aligned table overlapping it its rival
 MAX_ALIGNED_LINES = 3000  # a text-layer page with more lines is not searched by alignment (nor by PyMuPDF's finder):
 # cells built from tens of thousands of pieces cost minutes
 
@@ -65,8 +68,9 @@ class TableStage:
 class TableFrame:
     """Where a page's tables are looked for: its lines, rules and layout regions, levelled when the page is a scan
     turned by a little (rows of a table at 1.5 degrees drift by a row across it, and rows run into each other),
-    with the check boxes of a scan as lines of their own (engine/marks.py). Tables are found and built in this
-    frame; their boxes and lines go back to the page."""
+    with the check boxes of a scan as lines of their own (engine/marks.py), its OCR lines as wide as their ink
+    (`inked`) and a turned column head's lines as one (`turned_heads`). Tables are found and built in this frame;
+    their boxes and lines go back to the page."""
 
     lines: list[Line]
     rules: list[Rule]
@@ -75,6 +79,7 @@ class TableFrame:
     centre: tuple[float, float] = (0.0, 0.0)
     # by id: a levelled line's page line; a check box's page line where OCR read the box as a character
     originals: dict[int, Line] = field(default_factory=dict)
+    heads: dict[int, list[Line]] = field(default_factory=dict)  # by id: a turned head's lines (`turned_heads`)
 
     @classmethod
     def of(cls, page: PageState) -> "TableFrame":
@@ -83,13 +88,15 @@ class TableFrame:
         if page.image is None:
             return cls(page.lines, [], page.regions)
         grey = cv2.cvtColor(page.image, cv2.COLOR_RGB2GRAY) if page.image.ndim == 3 else page.image
-        lines, regions, originals = page.lines, page.regions, {}
+        lines, regions = [inked(line) for line in page.lines], page.regions
+        originals = {id(tight): line for tight, line in zip(lines, page.lines)}
         angle, centre = scan_skew(page), (page.input.width / 2, page.input.height / 2)
         if abs(angle) >= MIN_SKEW:
             grey = level(grey, angle)
-            lines = [replace(line, bbox=levelled_box(line.bbox, angle, centre)) for line in page.lines]
+            levelled = [replace(line, bbox=levelled_box(line.bbox, angle, centre)) for line in lines]
             regions = [replace(region, bbox=levelled_box(region.bbox, angle, centre)) for region in page.regions]
-            originals = {id(levelled): line for levelled, line in zip(lines, page.lines)}
+            originals = {id(new): originals[id(old)] for new, old in zip(levelled, lines)}
+            lines = levelled
         else:
             angle = 0.0
         marks = mark_lines(grey, page.image_scale, lines)
@@ -98,13 +105,18 @@ class TableFrame:
         lines = [line for line in lines if id(line) not in read] + [mark for mark, _ in marks]
         cut = cut_figure_runs(lines, grey, page.image_scale)
         originals |= {id(piece): originals.get(id(line), line) for line in lines for piece in cut.get(id(line), [])}
-        return cls([piece for line in lines for piece in cut.get(id(line), [line])],
-                   rules_from_image(grey, page.image_scale), regions, angle, centre, originals)
+        lines = [piece for line in lines for piece in cut.get(id(line), [line])]
+        heads = turned_heads(lines)
+        taken = {id(line) for _, parts in heads for line in parts}
+        return cls([line for line in lines if id(line) not in taken] + [head for head, _ in heads],
+                   rules_from_image(grey, page.image_scale), regions, angle, centre, originals,
+                   {id(head): parts for head, parts in heads})
 
     def on_page(self, lines: list[Line]) -> list[Line]:
-        """The page's own lines for lines of this frame (a line cut into pieces once)."""
+        """The page's own lines for lines of this frame (a line cut into pieces once, a turned head's lines)."""
+        parts = [part for line in lines for part in self.heads.get(id(line), [line])]
         return list({id(original): original for original in (self.originals.get(id(line), line)
-                                                             for line in lines)}.values())
+                                                             for line in parts)}.values())
 
     def page_box(self, box: BBox) -> BBox:
         """A box of this frame on the page: the box around its corners turned back."""
@@ -113,6 +125,15 @@ class TableFrame:
         corners = [levelled_box((x, y, x, y), -self.angle, self.centre) for x in (box[0], box[2])
                    for y in (box[1], box[3])]
         return union(corners)
+
+
+def inked(line: Line) -> Line:
+    """An OCR line as wide as its words' ink: the detector's box reaches a few points past it on either side, and
+    the boxes of two right-aligned figures a narrow gutter apart overlap (their columns would merge)."""
+    if not line.words:
+        return line
+    left, right = min(word.bbox[0] for word in line.words), max(word.bbox[2] for word in line.words)
+    return replace(line, bbox=(max(line.bbox[0], left), line.bbox[1], min(line.bbox[2], right), line.bbox[3]))
 
 
 Candidate = tuple[BBox, Table]
@@ -143,7 +164,7 @@ def table_candidates(page: PageState, frame: TableFrame) -> tuple[list[Candidate
         found = layout_tables(regions, lines, rules)
         pictures = [r.bbox for r in regions if r.type == "figure" and r.score >= MIN_LAYOUT_SCORE
                     and area(r.bbox) <= MAX_SCAN_PICTURE * page_area]
-        found += aligned_tables(lines, rules, [region for region, _ in own + found], pictures)
+        found += aligned_tables(lines, rules, [region for region, _ in found], pictures, rivals=[r for r, _ in own])
     figures = [box for box in pictures if _captioned_figure(box, lines)]
     return _outside(own, figures), _outside(found, figures)
 
@@ -202,16 +223,21 @@ def _without_prose_ends(lines: list[Line]) -> list[Line]:
 
 
 def aligned_tables(lines: list[Line], rules: list[Rule], taken: list[BBox], pictures: Sequence[BBox] = (),
-                   supported: Sequence[BBox] | None = None) -> list[Candidate]:
+                   supported: Sequence[BBox] | None = None, rivals: Sequence[BBox] = ()) -> list[Candidate]:
     """Tables that only the alignment of their text shows (engine/stages/text_tables.py), where no other candidate
-    lies. In a picture region of the layout model only a table of figures or check boxes counts (a statistical table
-    or a questionnaire's grid the model took for a picture; a screenshot's menus line up too, in words), and so,
-    where `supported` is given, it does outside those boxes (on a text-layer page: the finder's tables and the layout
+    lies, or overlapping `rivals` where they hold MIN_ROWS_BEYOND rows of the table outside them (a header boxed
+    by rules over an open body: the rules frame the header alone), for `choose_tables` to judge. In a picture
+    region of the layout model only a table of figures or check boxes counts (a statistical table or a
+    questionnaire's grid the model took for a picture; a screenshot's menus line up too, in words), and so, where
+    `supported` is given, it does outside those boxes (on a text-layer page: the finder's tables and the layout
     model's table regions)."""
     found: list[Candidate] = []
     for region in aligned_regions(lines):
         inside = _inside(lines, region)
         if any(overlaps(region, other) for other in taken) or not _has_columns(inside):
+            continue
+        near = [box for box in rivals if overlaps(region, box)]
+        if near and _rows_beyond(inside, near) < MIN_ROWS_BEYOND:
             continue
         figures_only = any(overlaps(region, picture) for picture in pictures) or (
             supported is not None and not any(overlaps(region, box) for box in supported))
@@ -221,6 +247,12 @@ def aligned_tables(lines: list[Line], rules: list[Rule], taken: list[BBox], pict
         if table is not None:
             found.append((region, table))
     return found
+
+
+def _rows_beyond(lines: list[Line], boxes: list[BBox]) -> int:
+    """The rows of two or more pieces that the lines set outside the boxes."""
+    outside = [line for line in lines if not any(_center_inside(line.bbox, box) for box in boxes)]
+    return sum(1 for row in text_rows(outside) if len(row.lines) >= 2)
 
 
 def _figure_share(lines: list[Line]) -> float:
@@ -235,7 +267,9 @@ def choose_tables(own: list[Candidate], found: list[Candidate], lines: list[Line
     """The finder's tables and folio's, one per region. Of two that overlap, the one whose cells hold clearly
     more of the text in both regions (captions aside: no table's content) wins; else the one nearer the rows the
     page shows (`shown_rows`); else the one whose header spans agree with the partial rules drawn under header
-    cells; else the finder's."""
+    cells; else the finder's. A finder's table over two or more of folio's (tables set side by side or stacked,
+    each framed by its own rules: folio's never overlap one another) gives way to them when together they hold as
+    much of the text."""
     chosen = []
     for region, table in found:
         rivals = [(r, t) for r, t in own if overlaps(r, region)]
@@ -246,6 +280,9 @@ def choose_tables(own: list[Candidate], found: list[Candidate], lines: list[Line
             shown = shown_rows(where, near), _header_span_rules(joint, near)
             best = max(rivals, key=lambda rival: _rank(rival[1], where, shown))
             if _rank(best[1], where, shown) > _rank(table, where, shown):
+                continue
+            if len(rivals) >= 2 and round(table_coverage([t for _, t in rivals], where) / COVERAGE_STEP) >= round(
+                    table_coverage([table], where) / COVERAGE_STEP):
                 continue
         chosen.append((region, table))
     chosen += [(r, t) for r, t in own if not any(overlaps(r, region) for region, _ in chosen)]
@@ -275,7 +312,7 @@ def _rank(table: Table, lines: list[Line], shown: tuple[int, int]) -> tuple[int,
     spans the rules show."""
     rows, spans = shown
     spanning = sum(1 for cell in table.cells if cell.header and cell.col_span > 1)
-    return round(table_coverage(table, lines) / COVERAGE_STEP), -abs(table.rows - rows), -abs(spanning - spans)
+    return round(table_coverage([table], lines) / COVERAGE_STEP), -abs(table.rows - rows), -abs(spanning - spans)
 
 
 def _widened(rule: Rule) -> BBox:
@@ -283,10 +320,10 @@ def _widened(rule: Rule) -> BBox:
     return rule.x0 - EDGE, rule.y0 - EDGE, rule.x1 + EDGE, rule.y1 + EDGE
 
 
-def table_coverage(table: Table, lines: list[Line]) -> float:
-    """The share of the lines' characters (spaces aside) that the table's cells hold."""
+def table_coverage(tables: list[Table], lines: list[Line]) -> float:
+    """The share of the lines' characters (spaces aside) that the tables' cells hold."""
     wanted = Counter(ch for line in lines for ch in line.text if not ch.isspace())
-    held = Counter(ch for cell in table.cells for ch in cell.text if not ch.isspace())
+    held = Counter(ch for table in tables for cell in table.cells for ch in cell.text if not ch.isspace())
     total = sum(wanted.values())
     return sum((wanted & held).values()) / total if total else 1.0
 
@@ -472,8 +509,9 @@ def _grid_cells(region: BBox, lines: list[Line], rules: list[Rule]) -> Table | N
 def _aligned_cells(region: BBox, lines: list[Line], rules: list[Rule]) -> Table | None:
     """Cells of a table ruled only horizontally: rows from text baselines, columns from alignment. The header is
     the rows above the first full-width inner rule, unless a row of figures lies above that rule (it parts groups of
-    the body: the rule over the header was not seen), else the rows before the first row of figures."""
-    rows, placed = _row_assignments(lines)
+    the body: the rule over the header was not seen), else the rows before the first row of figures. A text-layer
+    line that runs on across a gutter beside a figure is cut there first (`figures_apart`)."""
+    rows, placed = _row_assignments([piece for line in lines for piece in figures_apart(line)])
     inner = sorted((r for r in rules if r.horizontal and region[1] + EDGE < r.position < region[3] - EDGE),
                    key=lambda r: r.position)
     full_inner = [r for r in inner if r.x0 <= region[0] + EDGE and r.x1 >= region[2] - EDGE]
@@ -489,9 +527,10 @@ def _aligned_cells(region: BBox, lines: list[Line], rules: list[Rule]) -> Table 
     partial = [r for r in inner if r not in full_inner]
     for line, row, row_span in placed:
         cols = _columns_of(line, columns, _own_rules(line, row, placed, partial) if row < header_rows else [])
-        key = (row, cols[0])
-        found.setdefault(key, []).append(line)
-        spans[key] = (max(row_span, spans.get(key, (1, 1))[0]), max(len(cols), spans.get(key, (1, 1))[1]))
+        for piece, piece_cols in _parted(line, cols, columns):
+            key = (row, piece_cols[0])
+            found.setdefault(key, []).append(piece)
+            spans[key] = (max(row_span, spans.get(key, (1, 1))[0]), max(len(piece_cols), spans.get(key, (1, 1))[1]))
     cells = [
         TableCell(row=row, col=col, text=_join(pieces), row_span=spans[(row, col)][0],
                   col_span=spans[(row, col)][1], header=row < header_rows, bbox=union([p.bbox for p in pieces]))
@@ -549,17 +588,46 @@ def _between(row: Row, above: Row, below: Row) -> bool:
 def _columns(lines: list[Line]) -> list[tuple[float, float]]:
     """x-intervals of the columns: the body's text pieces merged where they overlap by more than COLUMN_OVERLAP
     (OCR's boxes of neighbouring cells may touch), as the rows with the most common number of pieces set them
-    (camelot's stream mode reads columns off those rows); a piece of another row that runs across two of their
-    columns (a spanning cell, or two cells OCR read as one line) sets none."""
+    (camelot's stream mode reads columns off those rows); a piece that runs across two of their columns (a spanning
+    cell, or two cells OCR read as one line), or a run of figures of one of those rows across two pieces of another
+    (two cells OCR read as one line in a row that lacks a cell), sets none."""
     rows = [row for row in text_rows(lines) if len(row.lines) >= 2]
     counts = Counter(len(row.lines) for row in rows)
     if not counts:
-        return merged_spans([(line.bbox[0], line.bbox[2]) for line in lines], -COLUMN_OVERLAP)
+        return merged_spans([_span(line) for line in lines], -COLUMN_OVERLAP)
     common = max(counts, key=lambda count: (counts[count], count))
-    regular = [line for row in rows if len(row.lines) == common for line in row.lines]
-    base = merged_spans([(line.bbox[0], line.bbox[2]) for line in regular], -COLUMN_OVERLAP)
+    regular_rows = [row for row in rows if len(row.lines) == common]
+    regular = [line for index, row in enumerate(regular_rows) for line in row.lines
+               if figure_words(line.text) is None
+               or not any(_across(line, other) for other in regular_rows[:index] + regular_rows[index + 1:])]
+    base = merged_spans([_span(line) for line in regular], -COLUMN_OVERLAP)
     setting = [line for line in lines if sum(1 for a, b in base if min(b, line.bbox[2]) > max(a, line.bbox[0])) < 2]
-    return merged_spans([(line.bbox[0], line.bbox[2]) for line in setting], -COLUMN_OVERLAP)
+    return merged_spans([_span(line) for line in setting], -COLUMN_OVERLAP)
+
+
+def _span(line: Line) -> tuple[float, float]:
+    """A piece's x-interval, widened about its middle to MIN_PIECE where narrower (a sliver of a neighbour's ink
+    OCR read twice could otherwise join no column)."""
+    middle = (line.bbox[0] + line.bbox[2]) / 2
+    return min(line.bbox[0], middle - MIN_PIECE / 2), max(line.bbox[2], middle + MIN_PIECE / 2)
+
+
+def _parted(line: Line, cols: list[int], columns: list[tuple[float, float]]) -> list[tuple[Line, list[int]]]:
+    """A piece across as many columns as it holds figures (two cells OCR read as one line, whose ink did not show
+    them apart: figure_runs) as one piece a column, each boxed where its column crosses the line; any other piece
+    whole, over its columns."""
+    words = figure_words(line.text) if len(cols) >= 2 else None
+    if words is None or len(words) != len(cols):
+        return [(line, cols)]
+    x0, y0, x1, y1 = line.bbox
+    return [(replace(line, text=word, bbox=(max(x0, columns[col][0]), y0, min(x1, columns[col][1]), y1)), [col])
+            for word, col in zip(words, cols)]
+
+
+def _across(line: Line, row: Row) -> bool:
+    """Whether the line overlaps two or more of the row's pieces (by more than COLUMN_OVERLAP each)."""
+    return sum(1 for other in row.lines
+               if min(line.bbox[2], other.bbox[2]) - max(line.bbox[0], other.bbox[0]) > COLUMN_OVERLAP) >= 2
 
 
 def _columns_of(line: Line, columns: list[tuple[float, float]], rules_below: list[Rule]) -> list[int]:

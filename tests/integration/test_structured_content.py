@@ -1,6 +1,6 @@
 """Tables and formulas of born-digital documents through the real flow into PostgreSQL: stacked tables stored apart,
-a two-level header stored with its spans, a paper's group labels centred on their rows stored spanning them, a TeX
-formula's LaTeX built from its glyphs."""
+a two-level header stored with its spans, a paper's group labels centred on their rows stored spanning them, a
+statistical office's row labels stored without their dot leaders, a TeX formula's LaTeX built from its glyphs."""
 
 from pathlib import Path
 
@@ -33,13 +33,14 @@ def test_stacked_tables_headers_and_a_tex_formula_are_stored_as_read(database: E
     folder = tmp_path / "release"
     folder.mkdir()
     pdfs.statistics_pdf(folder)
+    pdfs.leaders_pdf(folder)
     compile_tex(folder, "paper", f"{PROSE}\n{display(FORMULA)}\n{PROSE}")
     compile_tex(folder, "results", f"{PROSE}\n{RESULTS}\n{PROSE}")
-    assert digitize(source=str(folder)).documents_done == 3
+    assert digitize(source=str(folder)).documents_done == 4
 
     tables = rows(database, "SELECT t.id, t.n_rows, t.n_cols FROM tables t JOIN blocks b ON b.id = t.block_id "
                             "JOIN pages p ON p.id = b.page_id JOIN documents d ON d.id = p.document_id "
-                            "WHERE d.first_source NOT LIKE '%results.pdf' ORDER BY b.y0")
+                            "WHERE d.first_source LIKE '%statistics.pdf' ORDER BY b.y0")
     assert [(n_rows, n_cols) for _, n_rows, n_cols in tables] == [(5, 5), (4, 5)]  # two tables, not one of ten rows
     cells = rows(database, "SELECT row, col, text, is_header, row_span, col_span FROM table_cells "
                            f"WHERE table_id = {tables[0][0]}")
@@ -50,7 +51,10 @@ def test_stacked_tables_headers_and_a_tex_formula_are_stored_as_read(database: E
     assert first[4, 0] == ("Capital", False, 1, 1) and first[4, 4][0] == "662"
     captions = {caption for (caption,) in rows(database, "SELECT text FROM blocks WHERE type = 'caption'")}
     assert captions == {"Table 1. Employment by region (thousands)", "Table 2. Enterprises by size class",
-                        "Table 1: Results on the test sets"}
+                        "Table 1: Results on the test sets", "Tableau 2 - Emploi salarie par secteur"}
+    leaders = rows(database, "SELECT text FROM table_cell_details WHERE source LIKE '%leaders.pdf' AND row > 0 "
+                             "ORDER BY row, col")
+    assert [cell for (cell,) in leaders] == [cell for row in pdfs.LEADERS_TABLE for cell in row]
 
     results = rows(database, "SELECT row, col, text, row_span FROM table_cell_details WHERE source LIKE '%results.pdf' "
                              "AND col < 2 AND text <> '' ORDER BY row, col")

@@ -30,6 +30,11 @@ BODY = "The archive holds the records of the harbour office from 1890 to 1935 an
     (make_block("Municipal Archive - Annual Report", 20, size=8), "header"),
     (make_block("Internal distribution only", 815, size=8), "footer"),
     (make_block("Table 2: Boxes by series, 2024.", 400), "caption"),
+    (make_block("Table B-1. Employees on nonfarm payrolls by industry", 400), "caption"),
+    (make_block("Tableau 3 – Emploi salarié par secteur", 400), "caption"),
+    (make_block("Abbildung 2: Bevölkerung nach Alter", 400), "caption"),
+    (make_block("Table 4. Resident population by state", 30, size=9), "caption"),  # on top of its page
+    (make_block("Table 3 shows that the ledgers were kept apart.", 400), "text"),
     (make_block("Annual Report of the Archive", 100, size=18), "title"),
     (make_block("3. Results", 300, bold=True), "title"),
     (make_block("(b) minutes of the board, which were kept apart.", 500, lines=2), "list_item"),

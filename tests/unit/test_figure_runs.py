@@ -1,13 +1,13 @@
-"""OCR lines that run two table cells' figures together, cut where the page's ink parts them
-(engine/figure_runs.py), on lines set by PyMuPDF and rendered as OCR renders pages."""
+"""Lines that run two table cells' figures together (engine/figure_runs.py): OCR lines cut where the page's ink parts
+them, on lines set by PyMuPDF and rendered as OCR renders pages; text-layer lines cut at their words' gaps."""
 
 import pymupdf
 import pytest
 
 from engine.config import PIPELINE_DEFAULTS
-from engine.figure_runs import body_figure, cut_figure_runs, figure_or_mark, figure_words
+from engine.figure_runs import body_figure, cut_figure_runs, figure_or_mark, figure_words, figures_apart
 from engine.render import render_page
-from engine.types import Line
+from engine.types import Line, Word
 
 SCALE = PIPELINE_DEFAULTS.ocr_dpi / 72
 
@@ -16,6 +16,7 @@ def test_a_line_of_figures_and_missing_marks_is_a_run_and_a_figure_with_a_thin_s
     assert figure_words("949,718 975,492") == ["949,718", "975,492"]
     assert figure_words("x 641,475 (13.0)") == ["x", "641,475", "(13.0)"]
     assert figure_words("1 234 56.7") == ["1 234", "56.7"]
+    assert figure_words("1 234 567 12 345") == ["1 234 567", "12 345"]
     assert figure_words("45.2") is None  # one figure
     assert figure_words("Men 45.2") is None  # a label beside it
     assert figure_words(".. –") is None  # marks without a figure
@@ -66,3 +67,31 @@ def test_a_text_layer_line_is_never_cut():
     line, grey = run_line([(100, "949,718"), (142, "975,492")])
     line.confidence = None
     assert cut_figure_runs([line], grey, SCALE) == {}
+
+
+def layer_line(words: list[tuple[str, float, float]], size: float = 8.0) -> Line:
+    """A text-layer line of words at their (x0, x1), a third taller than its font size as PyMuPDF boxes lines."""
+    boxes = [Word(text, (x0, 100, x1, 100 + 1.35 * size)) for text, x0, x1 in words]
+    return Line(text=" ".join(text for text, _, _ in words), bbox=(words[0][1], 100, words[-1][2], 100 + 1.35 * size),
+                size=size, words=boxes)
+
+
+def test_a_text_layer_line_across_a_narrow_gutter_is_cut_beside_its_figures():
+    """Chromium sets a label and two figures of a dense table as one text-layer line (their gaps, 7.5 pt at 8 pt,
+    are under the 1.2 em that parts a page's lines): cut beside each figure; a figure with its error one space
+    apart, words of a label, a thin-spaced figure and a justified line of a cell's text stay whole."""
+    line = layer_line([("February", 54.0, 89.0), ("4,476", 96.5, 116.0), ("2,369", 123.5, 143.0)])
+    assert [piece.text for piece in figures_apart(line)] == ["February", "4,476", "2,369"]
+    assert [piece.bbox[::2] for piece in figures_apart(line)] == [(54.0, 89.0), (96.5, 116.0), (123.5, 143.0)]
+    assert [piece.words for piece in figures_apart(line)] == [[word] for word in line.words]
+    whole = layer_line([("Kidney", 54.0, 78.0), ("disease", 80.0, 106.0), ("45.2", 108.0, 124.0), ("(1.3)", 126.0,
+                                                                                                142.0)])
+    assert figures_apart(whole) == [whole]
+    assert [piece.text for piece in figures_apart(layer_line([("Total", 54.0, 74.0), ("1", 96.0, 100.0),
+                                                               ("234", 101.5, 113.5)]))] == ["Total", "1 234"]
+    justified = layer_line([("classes", 54.0, 80.0), ("at", 87.5, 94.0), ("32", 101.5, 109.0), ("by", 116.5, 124.0),
+                            ("32", 131.5, 139.0), ("pixels", 146.5, 170.0)])  # a narrow column's stretched spaces
+    assert figures_apart(justified) == [justified]
+    ocr = layer_line([("4,476", 96.5, 116.0), ("2,369", 123.5, 143.0)])
+    ocr.confidence = 0.97  # OCR lines are cut where their ink parts them
+    assert figures_apart(ocr) == [ocr]

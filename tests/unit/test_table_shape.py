@@ -1,14 +1,16 @@
 """Found tables reshaped to what a reader sees (engine/stages/table_shape.py): stacked tables cut at their titles,
-wrapped labels and headers joined, spanning headers widened, centred group labels spanning their rows; on grids laid
-out as a finder gives them, with boxes."""
+wrapped labels and headers joined, spanning headers widened, centred group labels spanning their rows, dot leaders
+cut off, space-grouped figures whole; on grids laid out as a finder gives them, with boxes."""
 
 from engine.stages.table_shape import (
     centred_row_spans,
     join_wrapped_rows,
+    joined_digit_groups,
     joined_header_lines,
     reshaped,
     split_at_captions,
     widened_headers,
+    without_leaders,
 )
 from engine.table_grid import make_table
 from engine.types import Table, TableCell
@@ -180,3 +182,27 @@ def test_a_label_centred_on_the_first_two_rows_spans_them_though_a_finder_put_it
     table = centred_row_spans(found)
     spans = {(c.row, c.col): (c.text, c.row_span) for c in table.cells if c.text}
     assert spans[1, 0] == ("Supervised", 2) and spans[3, 0] == ("Zero-shot", 3)
+
+
+def test_dot_leaders_are_cut_off_labels_and_a_missing_values_dots_stay():
+    found = grid([["State", "2019", "2020"], ["Alabama ........................", "4,779", ".."],
+                  ["Alaska . . . . . . . . . .", "...", "710"], ["Idaho ..", "1,567", "1,612"],
+                  ["Wyoming", "......... 563", "577"], ["Others, etc.", "12", "14"]])
+    assert texts(without_leaders(found))[1:] == [["Alabama", "4,779", ".."], ["Alaska", "...", "710"],
+                                                 ["Idaho", "1,567", "1,612"], ["Wyoming", "563", "577"],
+                                                 ["Others, etc.", "12", "14"]]
+    assert "Alabama</td>" in without_leaders(found).html
+
+
+def test_a_space_grouped_figures_first_digits_found_in_a_column_of_their_own_join_their_groups():
+    """A finder set "7" of "7 590 669" in a column of its own, left of the groups' column: the columns are one. A
+    column of small counts beside a column of three-digit figures, each under its own heading, stays."""
+    found = grid([["Secteur", "", "2021", "", "2022"], ["Ensemble", "7", "590 669", "9", "855 682"],
+                  ["Industrie", "", "703 635", "2", "643 312"], ["Services", "3", "854 154", "", "10 142"]],
+                 widths=(80.0, 10.0, 40.0, 10.0, 40.0))
+    joined = joined_digit_groups(found)
+    assert texts(joined) == [["Secteur", "2021", "2022"], ["Ensemble", "7 590 669", "9 855 682"],
+                             ["Industrie", "703 635", "2 643 312"], ["Services", "3 854 154", "10 142"]]
+    assert joined.cells[4].bbox == (180.0, 112.0, 224.0, 121.0)  # the two pieces' boxes joined
+    counts = grid([["Branch", "Staff", "Loans"], ["Centre", "7", "590"], ["Harbour", "12", "813"]])
+    assert joined_digit_groups(counts) is counts

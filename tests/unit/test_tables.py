@@ -1,14 +1,17 @@
+import numpy as np
+
 from engine.rules import Rule, merge_rules, rules_from_boxes
 from engine.stages.table_shape import join_wrapped_rows
 from engine.stages.tables import (
     TableStage,
     build_table,
+    choose_tables,
     find_table_regions,
     layout_tables,
     shown_rows,
 )
 from engine.table_grid import make_table
-from engine.types import Line, PageInput, PageState, Region, TableCell
+from engine.types import Line, PageInput, PageState, Region, TableCell, Word
 
 
 def text(value: str, x0: float, y0: float, x1: float, bold: bool = False) -> Line:
@@ -240,15 +243,35 @@ def test_a_layout_region_whose_row_labels_wrap_over_lines_has_columns():
 
 
 def test_columns_come_from_the_regular_rows_and_a_piece_across_two_of_them_spans_them():
-    """OCR read two cells of one row as one line ("123,710940,868"); the other rows set the columns, and the run
-    becomes one cell over the two columns instead of merging them for every row."""
-    lines = statistics_rows(100, ["North", "South", "East", "West"])
-    lines = [line for line in lines if not (line.bbox[1] == 112 and line.bbox[0] > 270)]
-    lines.append(text("41.5 +0.2", 290, 112, 380))
-    table = build_table((100, 100, 400, 156), lines, [])
-    assert table.cols == 4
-    assert [(c.text, c.col_span) for c in table.cells if c.row == 1] == [("North", 1), ("3,120", 1),
-                                                                         ("41.5 +0.2", 2)]
+    """A note set across two cells of one row; the other rows set the columns, and the note becomes one cell over
+    the two columns instead of merging them for every row. Two figures OCR read as one line ("41.5 +0.2", the
+    ink between them not wide enough to cut) are two cells, one in each column."""
+    def second_row(piece: str) -> list[tuple[str, int]]:
+        lines = statistics_rows(100, ["North", "South", "East", "West"])
+        lines = [line for line in lines if not (line.bbox[1] == 112 and line.bbox[0] > 270)]
+        lines.append(text(piece, 290, 112, 380))
+        table = build_table((100, 100, 400, 156), lines, [])
+        assert table.cols == 4
+        return [(c.text, c.col_span) for c in table.cells if c.row == 1]
+
+    assert second_row("see note 4") == [("North", 1), ("3,120", 1), ("see note 4", 2)]
+    assert second_row("41.5 +0.2") == [("North", 1), ("3,120", 1), ("41.5", 1), ("+0.2", 1)]
+
+
+def test_a_piece_of_a_regular_row_across_two_pieces_of_another_sets_no_column():
+    """Most rows of a dense scanned table lack a cell (a missing value's dash OCR lost), so the rows with the most
+    common number of pieces include one whose two figures OCR read as one piece: it sets no column, and the
+    columns the other rows show stay apart."""
+    rows = [("2019", "2020", "2021", "2022"), ("3,120", "40.5", "7.1", ""), ("4,127", "41.5", "+1.2", "8.3"),
+            ("", "42.5", "9.4", "1.5"), ("6,141", "", "3.3", "2.7"), ("7,148", "44.5", "", "5.9")]
+    lines = [text(value, x1 - 6 * len(value), 100 + 12 * r, x1) for r, row in enumerate(rows)
+             for value, x1 in zip(row, (200, 260, 320, 380)) if value and not (r == 2 and x1 in (260, 320))]
+    lines += [text(label, 110, 112 + 12 * r, 140) for r, label in enumerate(("North", "South", "East", "West",
+                                                                             "Centre"))]
+    lines.append(text("41.5 +1.2", 236, 124, 320))  # OCR's one piece for South's 2020 and 2021
+    table = build_table((100, 100, 400, 168), lines, [])
+    assert table.cols == 5
+    assert [c.text for c in table.cells if c.row == 2] == ["South", "4,127", "41.5", "+1.2", "8.3"]
 
 
 def test_rules_under_body_rows_in_pieces_do_not_make_body_cells_span():
@@ -339,3 +362,91 @@ def test_a_ruled_grid_whose_cells_wrap_over_lines_is_a_table():
     assert (table.rows, table.cols) == (4, 3)
     assert [c.text for c in table.cells if c.row == 1] == ["COCO", "Everyday scenes with objects outlined and "
                                                            "captioned in five sentences each", "328,000"]
+
+
+def test_on_a_scan_a_table_is_built_from_its_lines_ink_not_the_detectors_wider_boxes():
+    """The detector's box of an OCR line reaches a few points past its ink on either side: the boxes of two
+    right-aligned figures a narrow gutter apart overlap, and their columns would merge. The table stage builds
+    tables from the words' ink."""
+    def ocr(value: str, right: float, top: float) -> Line:
+        ink = (right - 6 * len(value), top, right, top + 8)
+        return Line(text=value, bbox=(ink[0] - 6, top, right + 6, top + 8), size=8, confidence=0.95,
+                    words=[Word(value, ink)])
+
+    rows = [("North", "3,120", "40,551"), ("South", "4,127", "41,558"), ("East", "5,134", "42,565"),
+            ("West", "6,141", "43,572"), ("Centre", "7,148", "44,579")]
+    state = PageState(input=PageInput(key="p", pdf_path="", page_index=0, width=400, height=300, text_lines=[],
+                                      layout_regions=[]), use_text_layer=False,
+                      image=np.full((300, 400, 3), 255, np.uint8), image_scale=1.0, skew=0.0)
+    state.lines = [ocr(value, right, 100 + 12 * r) for r, row in enumerate(rows)
+                   for value, right in zip(row, (140, 200, 246))]
+    [table] = [block.table for block in TableStage()([state])[0].blocks if block.type == "table"]
+    assert table.cols == 3
+    assert [c.text for c in table.cells if c.row == 1] == ["South", "4,127", "41,558"]
+
+
+def test_on_a_scan_a_header_boxed_by_rules_over_an_open_body_is_one_table_with_it():
+    """Two rules box a two-row header and none closes the body under it: the rules frame the header alone, and the
+    table the alignment of the text shows (header and body) is its rival and wins, holding more of the text."""
+    image = np.full((300, 400, 3), 255, np.uint8)
+    image[95:97, 100:400] = 0
+    image[121:123, 100:400] = 0
+    lines = [text(value, right - 6 * len(value), 100, right) for value, right in (("Population", 310),
+                                                                                 ("Annual", 380))]
+    lines += [text(value, 110, 112, 146) if right is None else text(value, right - 6 * len(value), 112, right)
+              for value, right in (("Region", None), ("2019", 260), ("2020", 320), ("change", 380))]
+    lines += [line for line in statistics_rows(112, ["North", "South", "East", "West"]) if line.bbox[1] > 120]
+    state = PageState(input=PageInput(key="p", pdf_path="", page_index=0, width=400, height=300, text_lines=[],
+                                      layout_regions=[]), use_text_layer=False, image=image, image_scale=1.0,
+                      skew=0.0, lines=lines)
+    [table] = [block.table for block in TableStage()([state])[0].blocks if block.type == "table"]
+    assert table.html.startswith('<table><tr><th rowspan="2">Region</th><th colspan="2">Population</th>'
+                                 '<th>Annual</th></tr><tr><th>2019</th><th>2020</th><th>change</th></tr>')
+    assert table.rows == 6 and [c.text for c in table.cells if c.row == 5] == ["West", "6,141", "43.5", "+3.2"]
+
+
+def test_a_finders_table_over_two_ruled_tables_side_by_side_gives_way_to_them():
+    """Two tables set side by side, each framed by its own rules; a finder (PyMuPDF's, or the layout model's one
+    region) took them for one table of six columns. Together the two hold as much of the text, so they stand."""
+    left = statistics_rows(100, ["North", "South", "East"])
+    right = [Line(text=line.text, bbox=(line.bbox[0] + 300, *line.bbox[1:2], line.bbox[2] + 300, line.bbox[3]),
+                  size=line.size) for line in left]
+    rules = [hrule(y, x0, x1) for y in (97, 110, 146) for x0, x1 in ((100, 385), (400, 685))]
+    own = [(region, build_table(region, [line for line in left + right if region[0] <= line.bbox[0] < region[2]],
+                                members)) for region, members in find_table_regions(rules, left + right)]
+    assert [region for region, _ in own] == [(100, 97, 385, 146), (400, 97, 685, 146)]
+    merged = build_table((100, 97, 685, 146), left + right, [])
+    assert merged.cols == 8
+    chosen = choose_tables(own, [((100, 97, 685, 146), merged)], left + right, rules)
+    assert [(region, table.cols) for region, table in chosen] == [((100, 97, 385, 146), 4), ((400, 97, 685, 146), 4)]
+
+
+
+def test_a_sliver_of_a_neighbours_ink_read_twice_joins_the_column_it_lies_in():
+    """Two OCR lines overlapped: one read the first digit of its neighbour's figure again, and ink put that digit
+    in a sliver a third of a point wide at the neighbour's left edge. It is a piece of that column, not a column."""
+    lines = statistics_rows(100, ["North", "South", "East", "West"])
+    change = next(line for line in lines if line.text == "+1.2")
+    lines.append(text("1", change.bbox[0] - 0.2, 124, change.bbox[0] + 0.1))
+    table = build_table((100, 100, 400, 156), lines, [])
+    assert table.cols == 4
+
+
+def test_a_narrow_justified_columns_wrapped_lines_in_pieces_keep_it_one_column():
+    """A description column set justified in a narrow space: on a scan OCR reads a wrapped line's stretched words as
+    pieces, as many as a row has cells. The description above them, across several, still sets the column."""
+    lines = []
+    for r, (name, first, rest, size) in enumerate((("COCO", "Everyday scenes with", ("objects", "outlined", "and"),
+                                                   "328,000"),
+                                                  ("MNLI", "Sentence pairs from", ("ten", "genres", "labelled"),
+                                                   "432,702"),
+                                                  ("SST-2", "Movie review lines", ("with", "their", "sentiment"),
+                                                   "70,042"))):
+        top = 112 + 24 * r
+        lines += [text(name, 105, top, 135), text(first, 160, top, 260), text(size, 300, top, 340)]
+        lines += [text(word, x, top + 12, x + 25) for word, x in zip(rest, (160, 198, 235))]
+    lines += [text("Dataset", 105, 100, 145), text("Description", 160, 100, 215), text("Examples", 295, 100, 340)]
+    table = build_table((100, 98, 345, 184), lines, [])
+    assert table.cols == 3
+    assert [c.text for c in table.cells if c.row in (1, 2)] == ["COCO", "Everyday scenes with", "328,000", "",
+                                                                 "objects outlined and", ""]

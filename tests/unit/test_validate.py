@@ -77,9 +77,10 @@ def test_html_made_from_the_cells_agrees_and_an_edited_one_does_not():
     assert not html_agrees(table)
 
 
-def test_coverage_ignores_spacing_hyphenation_and_ligatures():
+def test_coverage_ignores_spacing_hyphenation_ligatures_and_dot_leaders():
     assert text_coverage("The ﬁrst regis-\nter of 1901", "The first register of 1901") == 1.0
     assert text_coverage("abcd", "ab") == 0.5
+    assert text_coverage("Alabama . . . . . . . 4,779\nAlaska ........... 710", "Alabama 4,779 Alaska 710") == 1.0
     assert text_coverage("   ", "") == 1.0
 
 
