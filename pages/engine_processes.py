@@ -93,9 +93,11 @@ class EngineProcesses:
         self._all[self._all.index(worker)] = new
         return new
 
-    def start(self) -> None:
-        """Start every worker now and return once each has loaded the engine (a call otherwise waits for it)."""
-        for ready in [worker.submit(_ready) for worker in self._all]:
+    def start(self, wait: bool = True) -> None:
+        """Start every worker now, loading the engine (a call otherwise waits for it), and return once each has
+        loaded it, or at once without `wait`."""
+        started = [worker.submit(_ready) for worker in self._all]
+        for ready in started if wait else ():
             ready.result()
 
     def close(self) -> None:

@@ -40,6 +40,14 @@ def engine_workers() -> EngineProcesses | None:
         return _workers[1]
 
 
+def start_engine_workers() -> None:
+    """The engine worker processes started now, loading the engine while this process goes on (Prefect's server
+    starts meanwhile), where `engine_workers` gives them."""
+    workers = engine_workers()
+    if workers is not None:
+        workers.start(wait=False)
+
+
 _workers: tuple[tuple[EngineConfig, int], EngineProcesses] | None = None  # the running ones, with their settings
 _workers_lock = threading.Lock()
 

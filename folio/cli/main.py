@@ -69,11 +69,14 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def start_prefect() -> None:
-    """Prefect's temporary server, unless PREFECT_API_URL names a server; the progress display says so."""
+    """Prefect's temporary server, unless PREFECT_API_URL names a server, while the engine workers load the engine;
+    the progress display says so."""
     from flows.progress import Stage, Step, tell
     from folio.cli.leftovers import start_temporary_server
+    from pages.parser import start_engine_workers
 
     tell(Step(Stage.STARTING))
+    start_engine_workers()
     start_temporary_server(get_settings().home_dir)
 
 

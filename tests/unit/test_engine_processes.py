@@ -5,6 +5,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from functools import partial
 from pathlib import Path
 
@@ -85,6 +86,33 @@ def test_an_engine_that_fails_to_load_in_a_worker_fails_the_call_with_its_error(
     try:
         with pytest.raises(FileNotFoundError, match="no model file"):
             workers([PageJob("a", str(pdfs.two_column_pdf(tmp_path)), 0)], page_budget())
+    finally:
+        workers.close()
+
+
+class Gated(Dying):
+    """A parser whose loading waits until the file `gate` exists (the test holds the gate closed), then says so."""
+
+    def __init__(self, gate: str):
+        while not os.path.exists(gate):
+            time.sleep(0.05)
+        Path(gate + ".loaded").touch()
+
+
+def test_workers_started_without_waiting_load_the_engine_while_this_process_goes_on(tmp_path: Path):
+    """`start(wait=False)` returns while the workers still load (their loading is held until the test opens its
+    gate); they load without any call, and the first call finds them loaded."""
+    gate = tmp_path / "gate"
+    workers = EngineProcesses(partial(Gated, str(gate)), 2, "v")
+    try:
+        workers.start(wait=False)
+        assert not Path(str(gate) + ".loaded").exists()
+        gate.touch()
+        deadline = time.monotonic() + 60
+        while not Path(str(gate) + ".loaded").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert Path(str(gate) + ".loaded").exists()  # loaded with no call made
+        assert list(workers([PageJob("a", str(pdfs.two_column_pdf(tmp_path)), 0)], page_budget()).results) == ["a"]
     finally:
         workers.close()
 
