@@ -232,6 +232,30 @@ def leaders_pdf(folder: Path, name: str = "leaders.pdf") -> Path:
     return path
 
 
+TYPED_TABLE = [("Alabama", "1,048,774", "1,636,537", "1.7", "7.7"), ("District of Columbia", "6,134,620", "702,710",
+                                                                       "6.4", "2.5"),
+               ("Wyoming", "2,859,657", "9,503,803", "2.4", "2.8")]
+
+
+def typed_table_pdf(folder: Path, name: str = "typed.pdf") -> Path:
+    """A statistical release printed from a text file: a table typed in Courier, its columns lined up by spaces,
+    a two-level header ruled off by a line of dashes."""
+    lines = ["Table 3. Civilian labor force by state", "",
+             "                               Labor force           Unemployed",
+             "State                        2021        2022       2021     2022",
+             "-" * 65]
+    lines += [f"{state:<25}{a:>10}  {b:>10}  {c:>7}  {d:>7}" for state, a, b, c, d in TYPED_TABLE]
+    lines += ["", "NOTE: Data refer to place of residence."]
+    document = pymupdf.open()
+    page = document.new_page(width=612, height=300)
+    for index, line in enumerate(lines):
+        page.insert_text((40, 40 + 11 * index), line, fontname="Courier", fontsize=9)
+    path = folder / name
+    document.save(path)
+    document.close()
+    return path
+
+
 def statistics_pdf(folder: Path, name: str = "statistics.pdf") -> Path:
     """One page of two tables stacked under their titles, set without vertical rules (booktabs style) and with
     the same columns: the first under a two-level header ("2019" over "Men" and "Women"), with a stub header

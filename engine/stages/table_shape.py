@@ -18,6 +18,7 @@ Table finders work line by line, so what a reader takes in at a glance comes out
 - a group label centred on the rows it groups (LaTeX's multirow), found in one of them: it spans them;
 - figures whose digits are grouped by spaces ("7 590 669", as French and other statistical offices print them),
   found as two columns (the leading digits apart from the groups): the two columns are one;
+- a row of dashes typed as a rule (a table typed in a monospaced font): no row;
 - a row label followed by dot leaders out to its figures ("Alabama ........ 4,779"): the leaders are no text
   of the cell (a cell of dots alone, "..", is a statistical office's mark for a missing value and stays).
 
@@ -42,6 +43,7 @@ DIGIT = re.compile(r"\d")
 LEADING_DIGITS = re.compile(r"[-+−–(]?\d{1,3}")  # a space-grouped figure's first digits: "7" of "7 590 669"
 DIGIT_GROUPS = re.compile(r"(\d{1,3} )?\d{3}( \d{3})*([.,]\d+)?%?\)?")  # and its groups: "590 669" (or the
 # whole figure, where its first digits were wide enough to reach the groups' column: "10 142")
+TYPED_RULE = re.compile(r"[-=_─━]{4,}")  # a rule typed with dashes or equals signs
 LEADERS = re.compile(r"^(?:\.\s*){3,}(?=\S)|\s*(?:\.\s*){3,}$|\s+\.{2,}$")  # dot leaders before or after a cell's text
 
 
@@ -54,8 +56,24 @@ def reshaped(region: BBox, table: Table) -> list[tuple[BBox, Table]]:
     else:
         boxes = [(union([c.bbox for c in part.cells if c.bbox is not None]), part) for part in parts]
     return [(box, widened_headers(joined_header_lines(centred_row_spans(join_wrapped_rows(
-        joined_digit_groups(without_leaders(part)))))))
+        joined_digit_groups(without_leaders(without_typed_rules(part))))))))
         for box, part in boxes]
+
+
+def without_typed_rules(table: Table) -> Table:
+    """The table without its rows of dashes typed as rules (every cell with text in them a run of dashes)."""
+    typed = [row for row in range(table.rows) if (filled := _filled(table, row))
+             and all(TYPED_RULE.fullmatch(cell.text) for cell in filled)]
+    if not typed or len(typed) == table.rows:
+        return table
+    cells = []
+    for cell in _structural(table.cells):
+        if cell.row in typed:
+            continue
+        covered = sum(1 for row in typed if cell.row < row < cell.row + cell.row_span)
+        cells.append(replace(cell, row=cell.row - sum(1 for row in typed if row < cell.row),
+                             row_span=cell.row_span - covered))
+    return make_table(table.rows - len(typed), table.cols, cells)
 
 
 def joined_digit_groups(table: Table) -> Table:

@@ -18,6 +18,7 @@ from engine.skew import MIN_SKEW, level, levelled_box, scan_skew
 from engine.stages.blocks import join_lines
 from engine.stages.classify import CAPTION
 from engine.stages.figures import MAX_AREA, MAX_SCAN_PICTURE
+from engine.stages.spaced_columns import spaced_apart
 from engine.stages.table_shape import join_wrapped_rows, reshaped
 from engine.stages.text_tables import MAX_WORDS, aligned_regions, beside_first
 from engine.stages.turned_heads import turned_heads
@@ -69,7 +70,8 @@ class TableFrame:
     """Where a page's tables are looked for: its lines, rules and layout regions, levelled when the page is a scan
     turned by a little (rows of a table at 1.5 degrees drift by a row across it, and rows run into each other),
     with the check boxes of a scan as lines of their own (engine/marks.py), its OCR lines as wide as their ink
-    (`inked`) and a turned column head's lines as one (`turned_heads`). Tables are found and built in this frame;
+    (`inked`) and a turned column head's lines as one (`turned_heads`); a text-layer line typed in a monospaced
+    font in its cells (`spaced_apart`). Tables are found and built in this frame;
     their boxes and lines go back to the page."""
 
     lines: list[Line]
@@ -84,7 +86,10 @@ class TableFrame:
     @classmethod
     def of(cls, page: PageState) -> "TableFrame":
         if page.use_text_layer:
-            return cls(page.lines, rules_from_boxes(page.input.drawing_boxes), page.regions)
+            pieces = {id(line): spaced_apart(line) for line in page.lines}
+            return cls([piece for line in page.lines for piece in pieces[id(line)]],
+                       rules_from_boxes(page.input.drawing_boxes), page.regions,
+                       originals={id(piece): line for line in page.lines for piece in pieces[id(line)]})
         if page.image is None:
             return cls(page.lines, [], page.regions)
         grey = cv2.cvtColor(page.image, cv2.COLOR_RGB2GRAY) if page.image.ndim == 3 else page.image

@@ -1,6 +1,7 @@
 """Tables and formulas of born-digital documents through the real flow into PostgreSQL: stacked tables stored apart,
 a two-level header stored with its spans, a paper's group labels centred on their rows stored spanning them, a
-statistical office's row labels stored without their dot leaders, a TeX formula's LaTeX built from its glyphs."""
+statistical office's row labels stored without their dot leaders, a table typed in Courier stored in its cells, a
+TeX formula's LaTeX built from its glyphs."""
 
 from pathlib import Path
 
@@ -34,9 +35,10 @@ def test_stacked_tables_headers_and_a_tex_formula_are_stored_as_read(database: E
     folder.mkdir()
     pdfs.statistics_pdf(folder)
     pdfs.leaders_pdf(folder)
+    pdfs.typed_table_pdf(folder)
     compile_tex(folder, "paper", f"{PROSE}\n{display(FORMULA)}\n{PROSE}")
     compile_tex(folder, "results", f"{PROSE}\n{RESULTS}\n{PROSE}")
-    assert digitize(source=str(folder)).documents_done == 4
+    assert digitize(source=str(folder)).documents_done == 5
 
     tables = rows(database, "SELECT t.id, t.n_rows, t.n_cols FROM tables t JOIN blocks b ON b.id = t.block_id "
                             "JOIN pages p ON p.id = b.page_id JOIN documents d ON d.id = p.document_id "
@@ -51,10 +53,18 @@ def test_stacked_tables_headers_and_a_tex_formula_are_stored_as_read(database: E
     assert first[4, 0] == ("Capital", False, 1, 1) and first[4, 4][0] == "662"
     captions = {caption for (caption,) in rows(database, "SELECT text FROM blocks WHERE type = 'caption'")}
     assert captions == {"Table 1. Employment by region (thousands)", "Table 2. Enterprises by size class",
-                        "Table 1: Results on the test sets", "Tableau 2 - Emploi salarie par secteur"}
+                        "Table 1: Results on the test sets", "Tableau 2 - Emploi salarie par secteur",
+                        "Table 3. Civilian labor force by state"}
     leaders = rows(database, "SELECT text FROM table_cell_details WHERE source LIKE '%leaders.pdf' AND row > 0 "
                              "ORDER BY row, col")
     assert [cell for (cell,) in leaders] == [cell for row in pdfs.LEADERS_TABLE for cell in row]
+    typed = rows(database, "SELECT row, col, text, is_header, row_span, col_span FROM table_cell_details "
+                           "WHERE source LIKE '%typed.pdf' AND text <> '' ORDER BY row, col")
+    assert typed[:7] == [(0, 0, "State", True, 2, 1), (0, 1, "Labor force", True, 1, 2),
+                         (0, 3, "Unemployed", True, 1, 2), (1, 1, "2021", True, 1, 1), (1, 2, "2022", True, 1, 1),
+                         (1, 3, "2021", True, 1, 1), (1, 4, "2022", True, 1, 1)]
+    assert [cell for _, _, cell, header, _, _ in typed if not header] == [
+        cell for row in pdfs.TYPED_TABLE for cell in row]
 
     results = rows(database, "SELECT row, col, text, row_span FROM table_cell_details WHERE source LIKE '%results.pdf' "
                              "AND col < 2 AND text <> '' ORDER BY row, col")

@@ -1,6 +1,6 @@
 """Found tables reshaped to what a reader sees (engine/stages/table_shape.py): stacked tables cut at their titles,
 wrapped labels and headers joined, spanning headers widened, centred group labels spanning their rows, dot leaders
-cut off, space-grouped figures whole; on grids laid out as a finder gives them, with boxes."""
+cut off, space-grouped figures whole, typed rules no rows; on grids laid out as a finder gives them, with boxes."""
 
 from engine.stages.table_shape import (
     centred_row_spans,
@@ -11,6 +11,7 @@ from engine.stages.table_shape import (
     split_at_captions,
     widened_headers,
     without_leaders,
+    without_typed_rules,
 )
 from engine.table_grid import make_table
 from engine.types import Table, TableCell
@@ -206,3 +207,12 @@ def test_a_space_grouped_figures_first_digits_found_in_a_column_of_their_own_joi
     assert joined.cells[4].bbox == (180.0, 112.0, 224.0, 121.0)  # the two pieces' boxes joined
     counts = grid([["Branch", "Staff", "Loans"], ["Centre", "7", "590"], ["Harbour", "12", "813"]])
     assert joined_digit_groups(counts) is counts
+
+
+def test_a_row_of_dashes_typed_as_a_rule_is_no_row():
+    """A table typed in Courier rules its header off with a line of dashes; a missing value's dash stays."""
+    found = grid([["State", "2021", "2022"], ["--------------", "---------", "---------"], ["Alaska", "5,269", "-"],
+                  ["Ohio", "--", "4,320"]])
+    assert texts(without_typed_rules(found)) == [["State", "2021", "2022"], ["Alaska", "5,269", "-"],
+                                                 ["Ohio", "--", "4,320"]]
+    assert without_typed_rules(grid([["Term", "Use"], ["lemma", "index"]])).rows == 2
