@@ -17,6 +17,7 @@ import numpy as np
 from engine.ocr.detector import column_runs
 from engine.ocr.word_gaps import blank_columns
 from engine.types import Line
+from engine.words import cut_between
 
 FIGURE = re.compile(r"[-+−–(]?[$€£]?\d[\d,.\s]*%?\)?(\s*±\s*\d[\d,.]*%?)?")  # a figure as tables print it:
 # 1,234.5  (12)  -3%  $40, and a measurement with its spread: 74.2 ± 2.1
@@ -85,18 +86,8 @@ def figures_apart(line: Line) -> list[Line]:
     32   by   32   pixels"); other lines whole."""
     if line.confidence is not None or len(line.words) < 2:
         return [line]
-    pairs = list(zip(line.words, line.words[1:]))
-    words_apart = [after.bbox[0] - before.bbox[2] for before, after in pairs
+    words_apart = [after.bbox[0] - before.bbox[2] for before, after in zip(line.words, line.words[1:])
                    if not figure_or_mark(before.text) and not figure_or_mark(after.text)]
     bar = max([MIN_CELL_GAP * line.size] + [WORD_GAP_FACTOR * gap for gap in words_apart])
-    groups = [[line.words[0]]]
-    for before, word in pairs:
-        if word.bbox[0] - before.bbox[2] >= bar and (figure_or_mark(word.text) or figure_or_mark(before.text)):
-            groups.append([word])
-        else:
-            groups[-1].append(word)
-    if len(groups) == 1:
-        return [line]
-    return [replace(line, text=" ".join(word.text for word in group), words=group,
-                    bbox=(group[0].bbox[0], line.bbox[1], max(word.bbox[2] for word in group), line.bbox[3]))
-            for group in groups]
+    return cut_between(line, lambda before, word: word.bbox[0] - before.bbox[2] >= bar
+                       and (figure_or_mark(word.text) or figure_or_mark(before.text)))

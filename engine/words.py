@@ -5,6 +5,9 @@ text layer's characters or the OCR line's ink put them (`words_at`); where those
 word gets a share of the line's box as long as its characters (`estimated_words`).
 """
 
+from collections.abc import Callable
+from dataclasses import replace
+
 from engine.types import BBox, Line, Word
 
 
@@ -37,3 +40,19 @@ def with_words(line: Line) -> Line:
     if [word.text for word in line.words] != line.text.split():
         line.words = words_at(line.text, line.bbox, [word.bbox for word in line.words])
     return line
+
+
+def cut_between(line: Line, apart: Callable[[Word, Word], bool]) -> list[Line]:
+    """The line in pieces, cut between each two neighbouring words `apart` says stand apart, each piece with its
+    words and the line's height; the line itself where it cuts nowhere."""
+    groups = [line.words[:1]]
+    for before, word in zip(line.words, line.words[1:]):
+        if apart(before, word):
+            groups.append([word])
+        else:
+            groups[-1].append(word)
+    if len(groups) == 1:
+        return [line]
+    return [replace(line, text=" ".join(word.text for word in group), words=group,
+                    bbox=(group[0].bbox[0], line.bbox[1], max(word.bbox[2] for word in group), line.bbox[3]))
+            for group in groups]

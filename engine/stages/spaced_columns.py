@@ -7,9 +7,9 @@ run of text, so the table finders see one piece a row and no columns. Two spaces
 """
 
 import re
-from dataclasses import replace
 
 from engine.types import Line
+from engine.words import cut_between
 
 MONOSPACED = re.compile(r"cour|mono|consol|typewriter|fixed|lucidaconsole|cmtt|menlo", re.IGNORECASE)
 SPACED_CELL = 1.1  # ems: two spaces of a monospaced font are 1.2
@@ -21,14 +21,4 @@ def spaced_apart(line: Line) -> list[Line]:
     if line.confidence is not None or len(line.words) < 2 or not line.spans \
             or not all(MONOSPACED.search(span.font) for span in line.spans):
         return [line]
-    groups = [[line.words[0]]]
-    for before, word in zip(line.words, line.words[1:]):
-        if word.bbox[0] - before.bbox[2] >= SPACED_CELL * line.size:
-            groups.append([word])
-        else:
-            groups[-1].append(word)
-    if len(groups) == 1:
-        return [line]
-    return [replace(line, text=" ".join(word.text for word in group), words=group,
-                    bbox=(group[0].bbox[0], line.bbox[1], max(word.bbox[2] for word in group), line.bbox[3]))
-            for group in groups]
+    return cut_between(line, lambda before, word: word.bbox[0] - before.bbox[2] >= SPACED_CELL * line.size)
