@@ -594,8 +594,9 @@ def _columns(lines: list[Line]) -> list[tuple[float, float]]:
     """x-intervals of the columns: the body's text pieces merged where they overlap by more than COLUMN_OVERLAP
     (OCR's boxes of neighbouring cells may touch), as the rows with the most common number of pieces set them
     (camelot's stream mode reads columns off those rows); a piece that runs across two of their columns (a spanning
-    cell, or two cells OCR read as one line), or a run of figures of one of those rows across two pieces of another
-    (two cells OCR read as one line in a row that lacks a cell), sets none."""
+    cell, or two cells OCR read as one line), or a piece with a figure in one of those rows across two pieces of
+    another (two cells OCR read as one line in a row that lacks a cell; words across several, a justified cell's
+    stretched line, do set it), sets none."""
     rows = [row for row in text_rows(lines) if len(row.lines) >= 2]
     counts = Counter(len(row.lines) for row in rows)
     if not counts:
@@ -603,7 +604,7 @@ def _columns(lines: list[Line]) -> list[tuple[float, float]]:
     common = max(counts, key=lambda count: (counts[count], count))
     regular_rows = [row for row in rows if len(row.lines) == common]
     regular = [line for index, row in enumerate(regular_rows) for line in row.lines
-               if figure_words(line.text) is None
+               if not any(body_figure(word) for word in line.text.split())
                or not any(_across(line, other) for other in regular_rows[:index] + regular_rows[index + 1:])]
     base = merged_spans([_span(line) for line in regular], -COLUMN_OVERLAP)
     setting = [line for line in lines if sum(1 for a, b in base if min(b, line.bbox[2]) > max(a, line.bbox[0])) < 2]
