@@ -401,7 +401,8 @@ def _looks_tabular(lines: list[Line], region: BBox, rules: list[Rule]) -> bool:
     """Two or more rows, at least half of them with text in two or more columns, few lines as wide as prose. In a
     ruled grid (`_gridded`) the rows are the bands between its horizontal rules (a cell's text wrapped over lines is
     one row) and the columns those between its vertical rules (`filled`: each row's columns with text); else
-    they are the text's rows and pieces."""
+    they are the logical rows (`_key_rows`: a description wrapped over lines in a narrow column is one row) and
+    the columns their pieces stand in."""
     if _gridded(rules):
         ys = _boundaries([rule.position for rule in rules if rule.horizontal])
         xs = _boundaries([rule.position for rule in rules if not rule.horizontal])
@@ -409,12 +410,29 @@ def _looks_tabular(lines: list[Line], region: BBox, rules: list[Rule]) -> bool:
                  for top, bottom in zip(ys, ys[1:])]
         filled = [{bisect(xs, (line.bbox[0] + line.bbox[2]) / 2) for line in band} for band in bands if band]
     else:
-        filled = [{id(line) for line in row.lines} for row in text_rows(lines)]  # each row's pieces
+        filled = [set(range(len(merged_spans([(line.bbox[0], line.bbox[2]) for line in row], 0.0))))
+                  for row in _key_rows(lines)]  # each logical row's columns
     if len(filled) < 2:
         return False
     multi = sum(1 for row in filled if len(row) >= 2)
     wide = sum(1 for line in lines if line.width > 0.7 * (region[2] - region[0]))
     return multi >= 0.5 * len(filled) and wide <= 1
+
+
+def _key_rows(lines: list[Line]) -> list[list[Line]]:
+    """The lines as the logical rows of a table: a row starts on each line of text with a piece at the region's
+    left edge (its key column); the lines under it without one (a cell's text wrapped) continue it."""
+    rows = text_rows(lines)
+    if not rows:
+        return []
+    left = min(line.bbox[0] for line in lines)
+    height = median(line.height for line in lines)
+    logical: list[list[Line]] = []
+    for row in rows:
+        if not logical or min(line.bbox[0] for line in row.lines) <= left + height:
+            logical.append([])
+        logical[-1].extend(row.lines)
+    return logical
 
 
 def _has_columns(lines: list[Line]) -> bool:

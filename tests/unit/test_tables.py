@@ -450,3 +450,22 @@ def test_a_narrow_justified_columns_wrapped_lines_in_pieces_keep_it_one_column()
     assert table.cols == 3
     assert [c.text for c in table.cells if c.row in (1, 2)] == ["COCO", "Everyday scenes with", "328,000", "",
                                                                  "objects outlined and", ""]
+
+
+def test_a_description_table_ruled_booktabs_style_is_a_table_though_most_lines_hold_one_piece():
+    """Rules over the header, under it and under the table; each description wraps over three lines of a narrow
+    column, so most lines of text hold one piece. Its rows start where the first column has text: every one holds
+    two columns or more. A bulleted list between two rules, its items wrapped, is no table."""
+    lines = [text("Dataset", 105, 102, 145), text("Description", 160, 102, 215), text("Examples", 295, 102, 340)]
+    for r, (name, size) in enumerate((("COCO", "328,000"), ("MNLI", "432,702"), ("PubMed", "19,717"))):
+        top = 116 + 36 * r
+        lines += [text(name, 105, top, 140), text(size, 300, top, 340)]
+        lines += [text(part, 160, top + 12 * i, 280) for i, part in enumerate(("Everyday scenes with", "objects and",
+                                                                               "captions"))]
+    rules = [hrule(98, 100, 345), hrule(112, 100, 345), hrule(226, 100, 345)]
+    [(region, _)] = find_table_regions(rules, lines)
+    assert region == (100, 98, 345, 226)
+    items = [text(part, 110 if i % 2 == 0 else 122, 116 + 12 * i, 480) for i, part in enumerate(
+        ("• The ledgers of the harbour office, bound", "in twelve volumes kept at the archive",
+         "• The board minutes from 1890 to 1935, with", "their indexes and the letters received"))]
+    assert find_table_regions([hrule(110, 100, 490), hrule(170, 100, 490)], items) == []
