@@ -407,7 +407,7 @@ def test_on_a_scan_a_header_boxed_by_rules_over_an_open_body_is_one_table_with_i
 
 def test_a_finders_table_over_two_ruled_tables_side_by_side_gives_way_to_them():
     """Two tables set side by side, each framed by its own rules; a finder (PyMuPDF's, or the layout model's one
-    region) took them for one table of six columns. Together the two hold as much of the text, so they stand."""
+    region) took them for one table of eight columns. Together the two hold as much of the text, so they stand."""
     left = statistics_rows(100, ["North", "South", "East"])
     right = [Line(text=line.text, bbox=(line.bbox[0] + 300, *line.bbox[1:2], line.bbox[2] + 300, line.bbox[3]),
                   size=line.size) for line in left]
@@ -419,7 +419,6 @@ def test_a_finders_table_over_two_ruled_tables_side_by_side_gives_way_to_them():
     assert merged.cols == 8
     chosen = choose_tables(own, [((100, 97, 685, 146), merged)], left + right, rules)
     assert [(region, table.cols) for region, table in chosen] == [((100, 97, 385, 146), 4), ((400, 97, 685, 146), 4)]
-
 
 
 def test_a_sliver_of_a_neighbours_ink_read_twice_joins_the_column_it_lies_in():
