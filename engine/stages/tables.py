@@ -256,8 +256,7 @@ def aligned_tables(lines: list[Line], rules: list[Rule], taken: list[BBox], pict
 
 def _rows_beyond(lines: list[Line], boxes: list[BBox]) -> int:
     """The rows of two or more pieces that the lines set outside the boxes."""
-    outside = [line for line in lines if not any(_center_inside(line.bbox, box) for box in boxes)]
-    return sum(1 for row in text_rows(outside) if len(row.lines) >= 2)
+    return _split_rows([line for line in lines if not any(_center_inside(line.bbox, box) for box in boxes)])
 
 
 def _figure_share(lines: list[Line]) -> float:
@@ -300,6 +299,11 @@ def shown_rows(lines: list[Line], rules: list[Rule]) -> int:
     no row, lines stacked across several columns are rows)."""
     if _gridded(rules):
         return max(1, len(_boundaries([rule.position for rule in rules if rule.horizontal])) - 1)
+    return _split_rows(lines)
+
+
+def _split_rows(lines: list[Line]) -> int:
+    """How many rows of text the lines set in two or more pieces."""
     return sum(1 for row in text_rows(lines) if len(row.lines) >= 2)
 
 
@@ -400,7 +404,7 @@ def _prose_between(upper: Rule, lower: Rule, lines: list[Line]) -> bool:
 def _looks_tabular(lines: list[Line], region: BBox, rules: list[Rule]) -> bool:
     """Two or more rows, at least half of them with text in two or more columns, few lines as wide as prose. In a
     ruled grid (`_gridded`) the rows are the bands between its horizontal rules (a cell's text wrapped over lines is
-    one row) and the columns those between its vertical rules (`filled`: each row's columns with text); else
+    one row) and the columns those between its vertical rules (`columns`: how many of them each row fills); else
     they are the logical rows (`_key_rows`: a description wrapped over lines in a narrow column is one row) and
     the columns their pieces stand in."""
     if _gridded(rules):
@@ -408,15 +412,14 @@ def _looks_tabular(lines: list[Line], region: BBox, rules: list[Rule]) -> bool:
         xs = _boundaries([rule.position for rule in rules if not rule.horizontal])
         bands = [[line for line in lines if top < (line.bbox[1] + line.bbox[3]) / 2 < bottom]
                  for top, bottom in zip(ys, ys[1:])]
-        filled = [{bisect(xs, (line.bbox[0] + line.bbox[2]) / 2) for line in band} for band in bands if band]
+        columns = [len({bisect(xs, (line.bbox[0] + line.bbox[2]) / 2) for line in band}) for band in bands if band]
     else:
-        filled = [set(range(len(merged_spans([(line.bbox[0], line.bbox[2]) for line in row], 0.0))))
-                  for row in _key_rows(lines)]  # each logical row's columns
-    if len(filled) < 2:
+        columns = [len(merged_spans([(line.bbox[0], line.bbox[2]) for line in row], 0.0)) for row in _key_rows(lines)]
+    if len(columns) < 2:
         return False
-    multi = sum(1 for row in filled if len(row) >= 2)
+    multi = sum(1 for count in columns if count >= 2)
     wide = sum(1 for line in lines if line.width > 0.7 * (region[2] - region[0]))
-    return multi >= 0.5 * len(filled) and wide <= 1
+    return multi >= 0.5 * len(columns) and wide <= 1
 
 
 def _key_rows(lines: list[Line]) -> list[list[Line]]:
@@ -621,9 +624,9 @@ def _columns(lines: list[Line]) -> list[tuple[float, float]]:
         return merged_spans([_span(line) for line in lines], -COLUMN_OVERLAP)
     common = max(counts, key=lambda count: (counts[count], count))
     regular_rows = [row for row in rows if len(row.lines) == common]
-    regular = [line for index, row in enumerate(regular_rows) for line in row.lines
+    regular = [line for row in regular_rows for line in row.lines
                if not any(body_figure(word) for word in line.text.split())
-               or not any(_across(line, other) for other in regular_rows[:index] + regular_rows[index + 1:])]
+               or not any(_across(line, other) for other in regular_rows if other is not row)]
     base = merged_spans([_span(line) for line in regular], -COLUMN_OVERLAP)
     setting = [line for line in lines if sum(1 for a, b in base if min(b, line.bbox[2]) > max(a, line.bbox[0])) < 2]
     return merged_spans([_span(line) for line in setting], -COLUMN_OVERLAP)
