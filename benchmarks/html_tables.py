@@ -244,8 +244,7 @@ def shortened(prose: list[str], specs: list[dict]) -> tuple[list[str], list[dict
 
 def make_split(folder: Path, count: int, seed: int) -> None:
     rng = random.Random(seed)
-    for kind in ("born_digital", "scanned"):
-        (folder / kind).mkdir(parents=True, exist_ok=True)
+    make_folders(folder)
     files = []
     for index in range(count):
         specs = [table_spec(rng) for _ in range(1 if rng.random() < 0.7 else 2)]
@@ -269,6 +268,12 @@ def make_split(folder: Path, count: int, seed: int) -> None:
         files += with_scan(folder, pdf, size, truth_blocks, rng, {
             "style": specs[0]["style"], "header_levels": max(len(s["header"]) for s in specs), "tables": len(specs)})
     write_manifest(folder, "html-tables", seed, files)
+
+
+def make_folders(folder: Path) -> None:
+    """The split's folders, one a kind, that `with_scan` writes into."""
+    for kind in ("born_digital", "scanned"):
+        (folder / kind).mkdir(parents=True, exist_ok=True)
 
 
 def with_scan(folder: Path, pdf: Path, size: tuple[float, float], blocks: list[dict], rng: random.Random,

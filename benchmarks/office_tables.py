@@ -26,7 +26,7 @@ from functools import partial
 from pathlib import Path
 
 import pymupdf
-from html_tables import grouped_report, print_pdf, split_main, text_box, with_scan, write_manifest
+from html_tables import grouped_report, make_folders, print_pdf, split_main, text_box, with_scan, write_manifest
 from table_classes import REGIONS, SECTORS, TOPICS, Grid
 
 from engine.types import TableCell
@@ -145,8 +145,7 @@ def blocks(kind: str, tables: list[dict], titles: list[str], page: pymupdf.Page)
 
 def make_split(folder: Path, count: int, seed: int) -> None:
     rng = random.Random(seed)
-    for kind in ("born_digital", "scanned"):
-        (folder / kind).mkdir(parents=True, exist_ok=True)
+    make_folders(folder)
     files = []
     for index in range(count):
         kind = CLASSES[index % len(CLASSES)]

@@ -27,7 +27,7 @@ from functools import partial
 from pathlib import Path
 
 import pymupdf
-from html_tables import grouped_report, split_main, text_box, with_scan, write_manifest
+from html_tables import grouped_report, make_folders, split_main, text_box, with_scan, write_manifest
 from table_classes import Grid
 
 from engine.types import TableCell
@@ -275,8 +275,7 @@ def make_split(folder: Path, count: int, seed: int) -> None:
     if shutil.which("pdflatex") is None:
         sys.exit("make needs pdflatex with multirow: run `make tex-bench-packages`")
     rng = random.Random(seed)
-    for kind in ("born_digital", "scanned"):
-        (folder / kind).mkdir(parents=True, exist_ok=True)
+    make_folders(folder)
     files = []
     for index in range(count):
         stem = f"tex-{index + 1:02d}"
