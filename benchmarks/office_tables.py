@@ -10,8 +10,9 @@ Each one-page document holds a numbered title and a table (two for `side-by-side
 - turned-heads: column headings turned to run up the page;
 - narrow-gutters: up to ten right-aligned figure columns with 3 px of padding.
 
-Fonts and sizes vary, and each page is also scanned. Score it with the benchmark's own run.sh; `report` gives TEDS
-per class:
+Fonts and sizes vary (a table too wide for the page is printed smaller until it fits inside the margins: the print
+would clip it, and the scan would lack text the truth holds), and each page is also scanned. Score it with the
+benchmark's own run.sh; `report` gives TEDS per class:
 
     .venv/bin/python benchmarks/office_tables.py make /tmp/office-tables
     ../shared/bench/run.sh /tmp/office-tables /tmp/office-tables-run
@@ -33,6 +34,7 @@ from engine.types import TableCell
 
 CLASSES = ("leaders", "digit-groups", "typed", "side-by-side", "turned-heads", "narrow-gutters")
 FONTS = ("Liberation Sans", "Liberation Serif", "DejaVu Sans", "Nimbus Sans")
+MARGIN = 50.4  # points: the page's margins (0.7 in)
 
 
 def figure(rng: random.Random, spaced: bool = False) -> str:
@@ -112,7 +114,7 @@ def table_html(table: dict, kind: str) -> str:
 def page_html(rng: random.Random, kind: str, tables: list[dict], titles: list[str]) -> str:
     font, size = rng.choice(FONTS), rng.choice([7, 8, 9])
     padding = "1px 3px" if kind == "narrow-gutters" else "1px 6px"
-    style = (f"@page{{size:letter;margin:0.7in}} body{{font-family:'{font}';font-size:{size}pt}}"
+    style = (f"@page{{size:letter;margin:{MARGIN}pt}} body{{font-family:'{font}';font-size:{size}pt}}"
              f"table{{border-collapse:collapse}} td,th{{padding:{padding};vertical-align:bottom}}"
              "th{font-weight:normal;text-align:right} th.stub{text-align:left} td.num{text-align:right;"
              "white-space:nowrap} td.label{white-space:nowrap}"
@@ -143,6 +145,19 @@ def blocks(kind: str, tables: list[dict], titles: list[str], page: pymupdf.Page)
     return [{"order": i, **block} for i, block in enumerate(out)]
 
 
+def print_inside_margins(markup: str, pdf: Path) -> None:
+    """Print the page, its tables' type smaller by a tenth at a time while a word runs past the right margin: the
+    print clips it there, and a scan would not show what the truth holds."""
+    for percent in range(100, 40, -10):
+        smaller = f"table{{font-size:{percent}%}}</style>"
+        print_pdf(markup.replace("</style>", smaller) if percent < 100 else markup, pdf)
+        with pymupdf.open(pdf) as document:
+            page = document[0]
+            if all(word[2] <= page.rect.width - MARGIN + 0.5 for word in page.get_text("words")):
+                return
+    raise SystemExit(f"{pdf}: a table runs past the right margin even at half its type size")
+
+
 def make_split(folder: Path, count: int, seed: int) -> None:
     rng = random.Random(seed)
     make_folders(folder)
@@ -156,7 +171,7 @@ def make_split(folder: Path, count: int, seed: int) -> None:
                 table["heads"] = table["heads"][:2]
         titles = rng.sample(TOPICS, len(tables))
         pdf = folder / "born_digital" / f"office-{index + 1:02d}.pdf"
-        print_pdf(page_html(rng, kind, tables, titles), pdf)
+        print_inside_margins(page_html(rng, kind, tables, titles), pdf)
         with pymupdf.open(pdf) as document:
             if document.page_count != 1:
                 raise SystemExit(f"{pdf} ran over one page")
