@@ -6,7 +6,10 @@ then sees one piece across two columns, and the columns merge. A line whose word
 statistical tables print for a missing value) is cut where its ink leaves a blank of MIN_CELL_GAP line heights or
 more, when the ink falls into as many runs as the line has figures: a word space, and the space inside "45.2 (1.3)"
 or "1 234", are narrower. A text-layer line is cut the same way where its words stand that far apart beside a
-figure (`figures_apart`): a text layer's line runs on across a gutter narrower than its spaces' rule (pages/pdf.py).
+figure (`figures_apart`): a text layer's line runs on across a gutter narrower than its spaces' rule (pages/pdf.py);
+and between two figures whatever the gap (a table's gutters can be narrower than 0.4 em): two figures side by side
+on one line are two cells, unless they are one figure set in groups of digits ("1 234") or a figure with its error
+in brackets ("45.2 (1.3)").
 """
 
 import re
@@ -24,6 +27,8 @@ FIGURE = re.compile(r"[-+−–(]?[$€£]?\d[\d,.\s]*%?\)?(\s*±\s*\d[\d,.]*%?)
 MISSING = frozenset({"..", "...", "…", "-", "–", "—", "x", "X", ":", "*", "n/a", "na", "NA", "(NA)", "(D)", "(X)",
                      "(Z)", "s"})  # what statistical offices print for a value not available, suppressed or nil
 THOUSANDS_GROUP = re.compile(r"\d{3}([.,]\d+)?%?\)?")  # "234" of "1 234": a figure's next group of digits
+GROUPED = re.compile(r"[-+−–(]?\d{1,3}( \d{3})*")  # "1" or "1 234": a figure that a group of digits can continue
+DIGITS = re.compile(r"[-+−–(]?\d+")  # digits alone: a figure's first groups, or groups OCR read without their space
 YEAR = re.compile(r"(1[89]|20)\d\d")  # a header's year, not a figure
 MIN_CELL_GAP = 0.6  # line heights: a blank this wide or wider between two figures parts two cells
 WORD_GAP_FACTOR = 1.5  # a cell gap beside a figure is this much wider than the line's spaces between words
@@ -45,7 +50,7 @@ def figure_words(text: str) -> list[str] | None:
     stays with it: "1 234" and "1 234 567" are one figure); None for any other line."""
     words: list[str] = []
     for word in text.split():
-        if words and THOUSANDS_GROUP.fullmatch(word) and re.fullmatch(r"[-+−–(]?\d{1,3}( \d{3})*", words[-1]):
+        if words and THOUSANDS_GROUP.fullmatch(word) and GROUPED.fullmatch(words[-1]):
             words[-1] += " " + word
         else:
             words.append(word)
@@ -78,16 +83,28 @@ def cut_figure_runs(lines: list[Line], grey: np.ndarray, scale: float) -> dict[i
     return cut
 
 
+def two_figures(before: str, after: str) -> bool:
+    """Two neighbouring words that are each a figure, not one figure set in groups of digits ("1 234", and "1980 915"
+    where OCR missed the thin space in "1 980 915") nor a figure and its error in brackets ("45.2 (1.3)"), the first
+    not ending in a separator (OCR's space inside "8,669, 908"): two cells of a table, however narrow the gutter
+    between them."""
+    return (bool(FIGURE.fullmatch(before)) and bool(FIGURE.fullmatch(after)) and not after.startswith("(")
+            and not before.endswith((",", ".")) and not (THOUSANDS_GROUP.fullmatch(after) and DIGITS.fullmatch(before)))
+
+
 def figures_apart(line: Line) -> list[Line]:
-    """A text-layer line in pieces, cut where a figure (or a missing value's mark) stands MIN_CELL_GAP ems (of its
-    font size: a text-layer line's box is a third taller) or more from the word before or after it ("February
-    4,476", "7,685    6,216"), and WORD_GAP_FACTOR times further than any two words of the line that are not figures
-    stand apart (a justified line, a cell's wrapped text in a narrow column, stretches all its spaces alike: "at
-    32   by   32   pixels"); other lines whole."""
-    if line.confidence is not None or len(line.words) < 2:
+    """A line in pieces, cut between two figures (`two_figures`: "8,669,908 7,057,071" a 0.4 em gutter apart); a
+    text-layer line also where a figure (or a missing value's mark) stands MIN_CELL_GAP ems (of its font size: a
+    text-layer line's box is a third taller) or more from the word before or after it ("February    4,476"), and
+    WORD_GAP_FACTOR times further than any two words of the line that are not figures stand apart (a justified
+    line, a cell's wrapped text in a narrow column, stretches all its spaces alike: "at   32   by   32   pixels").
+    Each piece is boxed by its words (an OCR line's from its ink: engine/ocr/word_boxes.py); other lines whole."""
+    if len(line.words) < 2:
         return [line]
+    if line.confidence is not None:  # OCR: wide gaps are cut by their ink (`cut_figure_runs`)
+        return cut_between(line, lambda before, word: two_figures(before.text, word.text))
     words_apart = [after.bbox[0] - before.bbox[2] for before, after in zip(line.words, line.words[1:])
                    if not figure_or_mark(before.text) and not figure_or_mark(after.text)]
     bar = max([MIN_CELL_GAP * line.size] + [WORD_GAP_FACTOR * gap for gap in words_apart])
-    return cut_between(line, lambda before, word: word.bbox[0] - before.bbox[2] >= bar
-                       and (figure_or_mark(word.text) or figure_or_mark(before.text)))
+    return cut_between(line, lambda before, word: two_figures(before.text, word.text) or (
+        word.bbox[0] - before.bbox[2] >= bar and (figure_or_mark(word.text) or figure_or_mark(before.text))))

@@ -14,6 +14,7 @@ from engine.words import words_at
 
 MIN_GAP_RATIO = 1.2  # the narrowest word gap is at least this much wider than the widest other blank
 MAX_LENGTH_RATIO = 3.0  # a word's share of the ink width against its share of the characters, either way
+MAX_SLIVER = 0.25  # of the crop's height: ink this narrow at an end of the crop is a neighbour's glyph cut by the box
 
 
 def word_columns(crop: np.ndarray, words: list[str]) -> list[tuple[int, int]] | None:
@@ -21,7 +22,7 @@ def word_columns(crop: np.ndarray, words: list[str]) -> list[tuple[int, int]] | 
     columns = blank_columns(crop)
     if columns is None or not words:
         return None
-    runs = column_runs(~columns, 1)
+    runs = _without_end_slivers(column_runs(~columns, 1), len(columns), crop.shape[0])
     if len(runs) < len(words):
         return None
     if len(words) == 1:
@@ -60,3 +61,13 @@ def ocr_words(text: str, crop: np.ndarray, detection: Detection, scale: float, b
         x0, x1 = max(bbox[0], x0), min(bbox[2], x1)
         boxes.append((x0, bbox[1], max(x0, x1), bbox[3]))
     return words_at(text, bbox, boxes)
+
+
+def _without_end_slivers(runs: list[tuple[int, int]], width: int, height: int) -> list[tuple[int, int]]:
+    """The ink runs but one at either end of the crop, touching it, narrower than MAX_SLIVER of its height: the
+    detector's box reached into a neighbouring cell's first or last glyph ("...4,386,112 3")."""
+    if len(runs) >= 2 and runs[0][0] == 0 and runs[0][1] - runs[0][0] < MAX_SLIVER * height:
+        runs = runs[1:]
+    if len(runs) >= 2 and runs[-1][1] >= width and runs[-1][1] - runs[-1][0] < MAX_SLIVER * height:
+        runs = runs[:-1]
+    return runs

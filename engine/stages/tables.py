@@ -23,7 +23,7 @@ from engine.stages.table_shape import join_wrapped_rows, reshaped
 from engine.stages.text_tables import MAX_WORDS, aligned_regions, beside_first
 from engine.stages.turned_heads import turned_heads
 from engine.table_grid import make_table
-from engine.types import BBox, Block, Line, PageState, Region, Table, TableCell
+from engine.types import BBox, Block, Line, PageState, Region, Table, TableCell, Word
 
 EDGE = 3.0  # points of slack when comparing rule ends and table edges
 MAX_RULE_GAP = 300.0  # points: rules further apart than this do not frame one table
@@ -71,7 +71,8 @@ class TableFrame:
     turned by a little (rows of a table at 1.5 degrees drift by a row across it, and rows run into each other),
     with the check boxes of a scan as lines of their own (engine/marks.py), its OCR lines as wide as their ink
     (`inked`) and a turned column head's lines as one (`turned_heads`); a text-layer line typed in a monospaced
-    font in its cells (`spaced_apart`). Tables are found and built in this frame;
+    font in its cells (`spaced_apart`), and one that runs on across a gutter beside a figure cut there
+    (`figures_apart`). Tables are found and built in this frame;
     their boxes and lines go back to the page."""
 
     lines: list[Line]
@@ -86,7 +87,8 @@ class TableFrame:
     @classmethod
     def of(cls, page: PageState) -> "TableFrame":
         if page.use_text_layer:
-            pieces = {id(line): spaced_apart(line) for line in page.lines}
+            pieces = {id(line): [piece for part in spaced_apart(line) for piece in figures_apart(part)]
+                      for line in page.lines}
             return cls([piece for line in page.lines for piece in pieces[id(line)]],
                        rules_from_boxes(page.input.drawing_boxes), page.regions,
                        originals={id(piece): line for line in page.lines for piece in pieces[id(line)]})
@@ -98,7 +100,8 @@ class TableFrame:
         angle, centre = scan_skew(page), (page.input.width / 2, page.input.height / 2)
         if abs(angle) >= MIN_SKEW:
             grey = level(grey, angle)
-            levelled = [replace(line, bbox=levelled_box(line.bbox, angle, centre)) for line in lines]
+            levelled = [replace(line, bbox=levelled_box(line.bbox, angle, centre), words=[
+                replace(word, bbox=levelled_box(word.bbox, angle, centre)) for word in line.words]) for line in lines]
             regions = [replace(region, bbox=levelled_box(region.bbox, angle, centre)) for region in page.regions]
             originals = {id(new): originals[id(old)] for new, old in zip(levelled, lines)}
             lines = levelled
@@ -109,8 +112,9 @@ class TableFrame:
         originals |= {id(mark): originals.get(id(reading), reading) for mark, reading in marks if reading is not None}
         lines = [line for line in lines if id(line) not in read] + [mark for mark, _ in marks]
         cut = cut_figure_runs(lines, grey, page.image_scale)
-        originals |= {id(piece): originals.get(id(line), line) for line in lines for piece in cut.get(id(line), [])}
-        lines = [piece for line in lines for piece in cut.get(id(line), [line])]
+        cut = {id(line): cut.get(id(line)) or figures_apart(line) for line in lines}
+        originals |= {id(piece): originals.get(id(line), line) for line in lines for piece in cut[id(line)]}
+        lines = [piece for line in lines for piece in cut[id(line)]]
         heads = turned_heads(lines)
         taken = {id(line) for _, parts in heads for line in parts}
         return cls([line for line in lines if id(line) not in taken] + [head for head, _ in heads],
@@ -535,9 +539,8 @@ def _grid_cells(region: BBox, lines: list[Line], rules: list[Rule]) -> Table | N
 def _aligned_cells(region: BBox, lines: list[Line], rules: list[Rule]) -> Table | None:
     """Cells of a table ruled only horizontally: rows from text baselines, columns from alignment. The header is
     the rows above the first full-width inner rule, unless a row of figures lies above that rule (it parts groups of
-    the body: the rule over the header was not seen), else the rows before the first row of figures. A text-layer
-    line that runs on across a gutter beside a figure is cut there first (`figures_apart`)."""
-    rows, placed = _row_assignments([piece for line in lines for piece in figures_apart(line)])
+    the body: the rule over the header was not seen), else the rows before the first row of figures."""
+    rows, placed = _row_assignments(lines)
     inner = sorted((r for r in rules if r.horizontal and region[1] + EDGE < r.position < region[3] - EDGE),
                    key=lambda r: r.position)
     full_inner = [r for r in inner if r.x0 <= region[0] + EDGE and r.x1 >= region[2] - EDGE]
@@ -640,15 +643,49 @@ def _span(line: Line) -> tuple[float, float]:
 
 
 def _parted(line: Line, cols: list[int], columns: list[tuple[float, float]]) -> list[tuple[Line, list[int]]]:
-    """A piece across as many columns as it holds figures (two cells OCR read as one line, whose ink did not show
-    them apart: figure_runs) as one piece a column, each boxed where its column crosses the line; any other piece
-    whole, over its columns."""
-    words = figure_words(line.text) if len(cols) >= 2 else None
+    """A piece across two or more columns that holds a cell of each, one piece a column: its words, by where they
+    stand, in runs over them, each run beside the first a figure (a row's label and its first figure, or two
+    figures, a narrow gutter apart: the text layer or OCR ran them into one line: `_word_runs`); or, where its words
+    do not show that, as many figures as columns (two cells whose ink did not show them apart: figure_runs), each
+    boxed where its column crosses the line. Any other piece whole, over its columns."""
+    if len(cols) < 2:
+        return [(line, cols)]
+    runs = _word_runs(line, cols, columns)
+    if runs is not None:
+        return runs
+    words = figure_words(line.text)
     if words is None or len(words) != len(cols):
         return [(line, cols)]
     x0, y0, x1, y1 = line.bbox
     return [(replace(line, text=word, bbox=(max(x0, columns[col][0]), y0, min(x1, columns[col][1]), y1)), [col])
             for word, col in zip(words, cols)]
+
+
+def _word_runs(line: Line, cols: list[int], columns: list[tuple[float, float]]) -> list[tuple[Line, list[int]]] | None:
+    """The line's words in runs by the one column each mostly lies in (a word in none, not a figure, with the words
+    before it), when they follow the columns left to right and every run beside the first is a figure; None
+    otherwise."""
+    if not line.words or " ".join(word.text for word in line.words) != line.text:
+        return None  # a piece cut from an OCR line keeps the line's words
+    runs: list[tuple[int, list[Word]]] = []
+    for word in line.words:
+        width = max(word.bbox[2] - word.bbox[0], 1e-6)
+        inside = [col for col in cols
+                  if min(word.bbox[2], columns[col][1]) - max(word.bbox[0], columns[col][0]) > 0.5 * width]
+        if not inside and runs and not figure_or_mark(word.text):
+            runs[-1][1].append(word)  # a label running on past its column's other labels
+            continue
+        if len(inside) != 1 or (runs and inside[0] < runs[-1][0]):
+            return None
+        if runs and runs[-1][0] == inside[0]:
+            runs[-1][1].append(word)
+        else:
+            runs.append((inside[0], [word]))
+    if len(runs) < 2 or not all(figure_or_mark(" ".join(word.text for word in words)) for _, words in runs[1:]):
+        return None
+    return [(replace(line, text=" ".join(word.text for word in words), words=words,
+                     bbox=(words[0].bbox[0], line.bbox[1], words[-1].bbox[2], line.bbox[3])), [col])
+            for col, words in runs]
 
 
 def _across(line: Line, row: Row) -> bool:

@@ -5,7 +5,7 @@ import pymupdf
 import pytest
 
 from engine.config import PIPELINE_DEFAULTS
-from engine.figure_runs import body_figure, cut_figure_runs, figure_or_mark, figure_words, figures_apart
+from engine.figure_runs import body_figure, cut_figure_runs, figure_or_mark, figure_words, figures_apart, two_figures
 from engine.render import render_page
 from engine.types import Line, Word
 
@@ -92,6 +92,26 @@ def test_a_text_layer_line_across_a_narrow_gutter_is_cut_beside_its_figures():
     justified = layer_line([("classes", 54.0, 80.0), ("at", 87.5, 94.0), ("32", 101.5, 109.0), ("by", 116.5, 124.0),
                             ("32", 131.5, 139.0), ("pixels", 146.5, 170.0)])  # a narrow column's stretched spaces
     assert figures_apart(justified) == [justified]
-    ocr = layer_line([("4,476", 96.5, 116.0), ("2,369", 123.5, 143.0)])
-    ocr.confidence = 0.97  # OCR lines are cut where their ink parts them
-    assert figures_apart(ocr) == [ocr]
+    label = layer_line([("Northern", 54.0, 86.0), ("Islands", 87.8, 112.0), ("8,592,743", 115.0, 145.0)])
+    assert figures_apart(label) == [label]  # a label and its figure 0.4 em apart: the table's columns part them
+
+
+def test_two_figures_side_by_side_are_two_cells_however_narrow_the_gutter():
+    """A table of ten year columns set with 3 px of padding: its figures stand 0.4 em apart, less than the space
+    some fonts set between words. Two figures on one line are two cells unless they are one figure set in groups of
+    digits, a figure and its error in brackets, or a figure that OCR read with a space after a separator."""
+    assert two_figures("8,669,908", "7,057,071") and two_figures("2014", "2015") and two_figures("-1.2", "66,076")
+    assert not two_figures("1", "234") and not two_figures("590", "669")  # "1 234", "7 590 669"
+    assert not two_figures("1980", "915")  # "1 980 915" read without its first thin space
+    assert not two_figures("45.2", "(1.3)") and not two_figures("8,669,", "908")
+    assert not two_figures("Total", "1,234") and not two_figures("74.2", "±")
+    line = layer_line([("Coastal", 54.0, 84.0), ("8,696,548", 110.0, 140.0), ("8,904,210", 143.2, 173.2),
+                       ("953,424", 180.7, 203.2)], size=8.0)  # gutters of 3.2 pt at 8 pt
+    assert [piece.text for piece in figures_apart(line)] == ["Coastal", "8,696,548", "8,904,210", "953,424"]
+    grouped = layer_line([("7", 54.0, 58.0), ("590", 59.5, 71.5), ("669", 73.0, 85.0), ("1", 88.5, 92.5),
+                          ("234", 94.0, 106.0)])
+    assert [piece.text for piece in figures_apart(grouped)] == ["7 590 669", "1 234"]
+    ocr = layer_line([("4,476", 96.5, 116.0), ("2,369", 118.5, 138.0)])
+    ocr.confidence = 0.97  # an OCR line's words are boxed by its ink (engine/ocr/word_boxes.py)
+    assert [(piece.text, piece.bbox[::2]) for piece in figures_apart(ocr)] == [("4,476", (96.5, 116.0)),
+                                                                            ("2,369", (118.5, 138.0))]

@@ -1,8 +1,12 @@
 import numpy as np
+import pymupdf
+import pytest
 
+from engine.render import render_page
 from engine.rules import Rule, merge_rules, rules_from_boxes
 from engine.stages.table_shape import join_wrapped_rows
 from engine.stages.tables import (
+    TableFrame,
     TableStage,
     build_table,
     choose_tables,
@@ -12,6 +16,7 @@ from engine.stages.tables import (
 )
 from engine.table_grid import make_table
 from engine.types import Line, PageInput, PageState, Region, TableCell, Word
+from pages.pdf import drawing_boxes, read_text_layer
 
 
 def text(value: str, x0: float, y0: float, x1: float, bold: bool = False) -> Line:
@@ -468,3 +473,76 @@ def test_a_description_table_ruled_booktabs_style_is_a_table_though_most_lines_h
         ("• The ledgers of the harbour office, bound", "in twelve volumes kept at the archive",
          "• The board minutes from 1890 to 1935, with", "their indexes and the letters received"))]
     assert find_table_regions([hrule(110, 100, 490), hrule(170, 100, 490)], items) == []
+
+
+def narrow_gutter_page() -> pymupdf.Page:
+    """A statistical table of six year columns set 3.2 pt apart at 8 pt (a 0.4 em gutter: as narrow as a word space),
+    its figures right-aligned, ruled over and under its header and under its body, written by PyMuPDF."""
+    rows = [("Region", "2018", "2019", "2020", "2021", "2022", "2023"),
+            ("Upper basin", "8,669,908", "7,057,071", "8,416,372", "2,193,943", "313,915", "7,384,170"),
+            ("Coastal", "8,696,548", "66,076", "9,318,868", "8,094,888", "1,780,320", "9,400,309"),
+            ("Lakeside", "708,079", "1,639,993", "8,518,127", "7,586,353", "9,424,355", "467,609"),
+            ("Northern Islands", "8,592,743", "3,345,530", "4,650,501", "7,589,203", "8,525,545", "8,947,144")]
+    page = pymupdf.open().new_page(width=400, height=140)
+    gutter, left = 3.2, 20.0
+    widths = [max(pymupdf.get_text_length(row[c], "helv", 8) for row in rows) for c in range(len(rows[0]))]
+    rights = [left + widths[0]]
+    for width in widths[1:]:
+        rights.append(rights[-1] + gutter + width)
+    for r, row in enumerate(rows):
+        for c, value in enumerate(row):
+            x = left if c == 0 else rights[c] - pymupdf.get_text_length(value, "helv", 8)
+            page.insert_text((x, 40 + 11 * r), value, fontname="helv", fontsize=8)
+    for y in (31, 43, 87):
+        page.draw_line((left - 2, y), (rights[-1] + 2, y), width=0.5)
+    return page
+
+
+def test_a_table_whose_figures_stand_a_word_space_apart_is_read_cell_by_cell():
+    """The text layer runs each row of a table with 0.4 em gutters into one line ("Coastal 8,696,548 66,076 ..."),
+    the longest label into its first figure: each figure is a cell (two figures side by side always are), and the
+    label is parted from its figure where the columns the other rows show fall."""
+    page = narrow_gutter_page()
+    lines = read_text_layer(page).lines
+    assert any(line.text.startswith("Northern Islands 8,592,743 3,345,530") for line in lines)
+    state = PageState(input=PageInput(key="p", pdf_path="", page_index=0, width=400, height=140, text_lines=lines,
+                                      drawing_boxes=drawing_boxes(page.get_drawings())), use_text_layer=True,
+                      lines=lines)
+    [table] = [block.table for block in TableStage()([state])[0].blocks if block.type == "table"]
+    assert (table.rows, table.cols) == (5, 7)
+    assert [c.text for c in table.cells if c.row == 0] == ["Region", "2018", "2019", "2020", "2021", "2022", "2023"]
+    assert [c.text for c in table.cells if c.row == 2] == ["Coastal", "8,696,548", "66,076", "9,318,868",
+                                                           "8,094,888", "1,780,320", "9,400,309"]
+    assert [c.text for c in table.cells if c.row == 4][:2] == ["Northern Islands", "8,592,743"]
+
+
+def test_on_a_scan_figures_ocr_read_as_one_line_a_word_space_apart_are_cells():
+    """OCR reads each row of the same table as one line, its words boxed by their ink: cut between its figures and
+    parted at the columns, as on the text layer."""
+    page = narrow_gutter_page()
+    lines = []
+    for line in read_text_layer(page).lines:
+        ink = [Word(word.text, word.bbox) for word in line.words]
+        lines.append(Line(text=line.text, bbox=(ink[0].bbox[0] - 4, line.bbox[1], ink[-1].bbox[2] + 4, line.bbox[3]),
+                          size=line.size, confidence=0.95, words=ink))
+    image = render_page(page, 2.0)
+    state = PageState(input=PageInput(key="p", pdf_path="", page_index=0, width=400, height=140, text_lines=[]),
+                      use_text_layer=False, image=image, image_scale=2.0, skew=0.0, lines=lines)
+    [table] = [block.table for block in TableStage()([state])[0].blocks if block.type == "table"]
+    assert (table.rows, table.cols) == (5, 7)
+    assert [c.text for c in table.cells if c.row == 4] == ["Northern Islands", "8,592,743", "3,345,530", "4,650,501",
+                                                           "7,589,203", "8,525,545", "8,947,144"]
+
+
+def test_on_a_scan_levelled_for_its_skew_each_lines_words_are_levelled_with_it():
+    """Tables are looked for on the levelled page: a line's words move with it (cells are cut at them)."""
+    words = [Word("8,669,908", (300, 40, 336, 48)), Word("7,057,071", (339, 40, 375, 48))]
+    line = Line(text="8,669,908 7,057,071", bbox=(300, 40, 375, 48), size=8, confidence=0.95, words=words)
+    state = PageState(input=PageInput(key="p", pdf_path="", page_index=0, width=400, height=600, text_lines=[]),
+                      use_text_layer=False, image=np.full((600, 400, 3), 255, np.uint8), image_scale=1.0, skew=1.0,
+                      lines=[line])
+    frame = TableFrame.of(state)
+    assert frame.angle == 1.0 and len(frame.lines) == 2
+    for piece in frame.lines:
+        assert piece.bbox[0] == piece.words[0].bbox[0] and piece.bbox[2] == piece.words[-1].bbox[2]
+    assert frame.lines[0].bbox[0] == pytest.approx(300 - 260 * np.sin(np.radians(1.0)), abs=0.5)

@@ -56,6 +56,16 @@ def test_word_columns_give_up_where_the_ink_does_not_show_the_words():
     assert word_columns(np.full((36, 200, 3), 255, np.uint8), ["nothing"]) is None
 
 
+def test_a_sliver_of_a_neighbours_glyph_at_the_crops_end_is_no_word():
+    """The detector's box of a line of figures reached a point into the next cell's first digit: that ink, touching
+    the crop's end, is no word's, so the words still fall where the widest blanks are."""
+    crop = _line_crop("Tonnage  of  ships", width=300)
+    crop[9:30, -2:] = 0
+    spans = word_columns(crop, ["Tonnage", "of", "ships"])
+    assert spans is not None and spans == word_columns(_line_crop("Tonnage  of  ships", width=300),
+                                                       ["Tonnage", "of", "ships"])
+
+
 @pytest.mark.parametrize("scale", [1.0, 2.0])
 def test_ocr_words_map_crop_columns_through_the_line_quad(scale: float):
     crop = _line_crop("Tonnage  of  ships", width=420)
