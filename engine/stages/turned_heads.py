@@ -19,11 +19,14 @@ HEAD_GAP = 0.5  # of a turned line's width: lines of one turned head stand close
 def turned_heads(lines: list[Line]) -> list[tuple[Line, list[Line]]]:
     """A table's column heads turned to run up the page, each as one piece with the OCR lines it was read in: lines
     taller than wide (TURNED times, two characters or more) that stand side by side or one above the other within
-    HEAD_GAP of their width (a head wrapped over lines, a line the detector read in two pieces, `_piece_of`) are one
-    head, read as such heads are mostly set: lines left to right, each from its foot up."""
+    HEAD_GAP of their width (a head wrapped over lines, a line the detector read in two pieces, `_piece_of`: not
+    below the turned lines' lowest foot) are one head, read as such heads are mostly set: lines left to right, each
+    from its foot up."""
     turned = [line for line in lines if line.height >= TURNED * line.width and len(line.text.replace(" ", "")) >= 2]
     tall = {id(line) for line in turned}
-    turned += [line for line in lines if id(line) not in tall and any(_piece_of(line, other) for other in turned)]
+    foot = max((line.bbox[3] for line in turned), default=0.0)  # a figure of the row under the heads starts lower
+    turned += [line for line in lines if id(line) not in tall and line.bbox[1] < foot
+               and any(_piece_of(line, other) for other in turned)]
     groups: list[list[Line]] = []
     for line in sorted(turned, key=lambda l: l.bbox[0]):
         near = [group for group in groups if any(_touching(line, other) for other in group)]
