@@ -131,10 +131,16 @@ def wait_for_lock_wait(url: str, statement: str, timeout: float = 300) -> None:
             time.sleep(0.05)
 
 
-def wait_for_run_status(url: str, status: str, timeout: float = 300) -> None:
-    """Until the latest run has this status."""
+def wait_for_run_status(url: str, status: str, run: FolioProcess, timeout: float = 300) -> None:
+    """Until the latest run has this status; if it never does, what the database's sessions were doing and the
+    run's last output tell why."""
     deadline = time.monotonic() + timeout
     with psycopg.connect(url, autocommit=True) as connection:
         while connection.execute("SELECT status FROM runs ORDER BY id DESC LIMIT 1").fetchone() != (status,):
-            assert time.monotonic() < deadline, f"the run did not come to be {status!r}"
+            if time.monotonic() >= deadline:
+                sessions = connection.execute(
+                    "SELECT pid, state, wait_event_type, wait_event, left(query, 120) FROM pg_stat_activity "
+                    "WHERE datname = current_database() AND pid <> pg_backend_pid()").fetchall()
+                raise AssertionError(f"the run did not come to be {status!r}; sessions: {sessions}; its output: "
+                                     + "".join(run.lines)[-3000:])
             time.sleep(0.05)

@@ -132,7 +132,7 @@ def test_ctrl_c_ends_a_run_with_exit_code_130_and_the_next_run_completes_it(arch
         lock.execute("LOCK TABLE blocks IN SHARE MODE")  # inserts into blocks wait; reads go on
         wait_for_blocked_insert(libpq_url(url))
         os.kill(run.process.pid, signal.SIGINT)
-        wait_for_run_status(libpq_url(url), "failed")  # the interrupt is handled; the held batch ends after
+        wait_for_run_status(libpq_url(url), "failed", run)  # the interrupt is handled; the held batch ends after
         lock.rollback()
     assert run.finish() == 130, "".join(run.lines)[-3000:]
     assert "folio run: interrupted\n" in run.lines, "".join(run.lines)[-3000:]
