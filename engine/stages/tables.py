@@ -6,11 +6,19 @@ from bisect import bisect
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
 from statistics import median
 
 import cv2
 
-from engine.figure_runs import body_figure, cut_figure_runs, figure_or_mark, figure_words, figures_apart
+from engine.figure_runs import (
+    body_figure,
+    cut_figure_runs,
+    figure_or_mark,
+    figure_words,
+    figures_apart,
+    two_figures,
+)
 from engine.geometry import Row, area, center_inside, mean_confidence, merged_spans, overlaps, text_rows, union
 from engine.marks import MARKS, mark_lines
 from engine.rules import Rule, rules_from_boxes, rules_from_image
@@ -18,6 +26,7 @@ from engine.skew import MIN_SKEW, level, levelled_box, scan_skew
 from engine.stages.blocks import join_lines
 from engine.stages.classify import CAPTION
 from engine.stages.figures import MAX_AREA, MAX_SCAN_PICTURE
+from engine.stages.justified import justified_lines
 from engine.stages.spaced_columns import spaced_apart
 from engine.stages.table_shape import join_wrapped_rows, reshaped
 from engine.stages.text_tables import MAX_WORDS, aligned_regions, beside_first
@@ -34,6 +43,8 @@ COLUMN_OVERLAP = 1.0  # points two pieces must overlap by to stand in one column
 MIN_PIECE = 3.0  # points: no glyph is narrower; a piece of text that is, is a sliver of ink
 MIN_SPAN_OVERLAP = 0.15  # share of a fragment's height inside a neighbouring row that makes it span that row
 FIGURE_CAPTION = re.compile(r"^(figure|fig\.|chart|graph|plate|map|exhibit|photo)\s*[0-9ivxlc]", re.IGNORECASE)
+TABLE_CAPTION = re.compile(r"^(table|tab\.|tableau|tabelle|tabla|tabel|tabela|tabella)\s*([a-z][-.]?)?[0-9ivxlc]+"
+                           r"([.\-–][0-9]+)*[a-z]?\s*([:.–—-]|$)", re.IGNORECASE)  # a table's caption, as CAPTION
 CAPTION_GAP = 2.0  # line heights between a picture and its caption, at most
 MIN_FIGURE_SHARE = 0.5  # of the pieces beside a row's first: an aligned table in a picture region holds figures
 MIN_ROWS_BEYOND = 2  # rows outside a ruled table that make an aligned table overlapping it its rival
@@ -71,9 +82,9 @@ class TableFrame:
     turned by a little (rows of a table at 1.5 degrees drift by a row across it, and rows run into each other),
     with the check boxes of a scan as lines of their own (engine/marks.py), its OCR lines as wide as their ink
     (`inked`) and a turned column head's lines as one (`turned_heads`); a text-layer line typed in a monospaced
-    font in its cells (`spaced_apart`), and one that runs on across a gutter beside a figure cut there
-    (`figures_apart`). Tables are found and built in this frame;
-    their boxes and lines go back to the page."""
+    font in its cells (`spaced_apart`), one that runs on across a gutter beside a figure cut there
+    (`figures_apart`), and the words of a justified line the text layer holds apart joined (`justified_lines`).
+    Tables are found and built in this frame; their boxes and lines go back to the page."""
 
     lines: list[Line]
     rules: list[Rule]
@@ -82,16 +93,21 @@ class TableFrame:
     centre: tuple[float, float] = (0.0, 0.0)
     # by id: a levelled line's page line; a check box's page line where OCR read the box as a character
     originals: dict[int, Line] = field(default_factory=dict)
-    heads: dict[int, list[Line]] = field(default_factory=dict)  # by id: a turned head's lines (`turned_heads`)
+    # by id: the lines a piece was joined from (a turned head's, `turned_heads`; a justified line's, `justified_lines`)
+    parts: dict[int, list[Line]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, page: PageState) -> "TableFrame":
         if page.use_text_layer:
             pieces = {id(line): [piece for part in spaced_apart(line) for piece in figures_apart(part)]
                       for line in page.lines}
-            return cls([piece for line in page.lines for piece in pieces[id(line)]],
+            lines = [piece for line in page.lines for piece in pieces[id(line)]]
+            justified = justified_lines(lines)
+            taken = {id(line) for _, parts in justified for line in parts}
+            return cls([line for line in lines if id(line) not in taken] + [line for line, _ in justified],
                        rules_from_boxes(page.input.drawing_boxes), page.regions,
-                       originals={id(piece): line for line in page.lines for piece in pieces[id(line)]})
+                       originals={id(piece): line for line in page.lines for piece in pieces[id(line)]},
+                       parts={id(line): parts for line, parts in justified})
         if page.image is None:
             return cls(page.lines, [], page.regions)
         grey = cv2.cvtColor(page.image, cv2.COLOR_RGB2GRAY) if page.image.ndim == 3 else page.image
@@ -119,11 +135,12 @@ class TableFrame:
         taken = {id(line) for _, parts in heads for line in parts}
         return cls([line for line in lines if id(line) not in taken] + [head for head, _ in heads],
                    rules_from_image(grey, page.image_scale), regions, angle, centre, originals,
-                   {id(head): parts for head, parts in heads})
+                   parts={id(head): parts for head, parts in heads})
 
     def on_page(self, lines: list[Line]) -> list[Line]:
-        """The page's own lines for lines of this frame (a line cut into pieces once, a turned head's lines)."""
-        parts = [part for line in lines for part in self.heads.get(id(line), [line])]
+        """The page's own lines for lines of this frame (a line cut into pieces once, the lines a piece was joined
+        from)."""
+        parts = [part for line in lines for part in self.parts.get(id(line), [line])]
         return list({id(original): original for original in (self.originals.get(id(line), line)
                                                              for line in parts)}.values())
 
@@ -153,11 +170,18 @@ def table_candidates(page: PageState, frame: TableFrame) -> tuple[list[Candidate
     picture region of PyMuPDF's layout model is a drawing's lines (the finder, gated by that model, saw no table
     there), and a table the alignment of the text shows is folio's too: a rival where it overlaps the finder's
     table or a layout table region (the finder merges the rows beside a label set between them), and where neither
-    saw one when it holds figures (a paper's table scaled down to fit its column); on a rendered page the finder is
-    the layout model's table regions, and the alignment of the text where neither found one (a picture region over
-    half the page is the page taken for a picture, as for figures).
-    No table lies in a picture or image captioned as a figure: a screenshot's or a chart's text lines up too."""
+    saw one when it holds figures (a paper's table scaled down to fit its column), and a layout table region none of
+    folio's overlaps is structured as on a rendered page, a rival to the finder's table there (a description table
+    set without rules: its wrapped text lines up as no aligned table's pieces may, and the finder left out its
+    header); on a rendered page the finder is the layout model's table regions, and the alignment of the text where
+    neither found one (a picture region over half the page is the page taken for a picture, as for figures).
+    No table lies in a picture or image captioned as a figure: a screenshot's or a chart's text lines up too; a
+    picture or text region captioned as a table that no other candidate overlaps is structured as a table region
+    (a small table without rules, its descriptions wrapped, looks like a picture or a paragraph; structured, a
+    paragraph shows no columns)."""
     lines, rules, regions = frame.lines, frame.rules, frame.regions
+    captioned = [replace(r, type="table") for r in regions if r.type in ("figure", "text")
+                 and _captioned(r.bbox, lines, TABLE_CAPTION)]
     own = [(region, table) for region, region_rules in find_table_regions(rules, lines)
            if (table := build_table(region, _inside(lines, region), region_rules)) is not None]
     page_area = page.input.width * page.input.height
@@ -168,13 +192,18 @@ def table_candidates(page: PageState, frame: TableFrame) -> tuple[list[Candidate
         supported = [box for box, _ in found] + [r.bbox for r in regions if r.type == "table"]
         if len(lines) <= MAX_ALIGNED_LINES:
             own += aligned_tables(lines, rules, [r for r, _ in own], pictures, supported)
+        own += layout_tables([r for r in regions if not any(overlaps(r.bbox, box) for box, _ in own)], lines, rules)
+        own += layout_tables([r for r in captioned if not any(overlaps(r.bbox, box) for box, _ in own + found)],
+                             lines, rules)
         pictures += [box for box in page.input.image_boxes if area(box) <= MAX_AREA * page_area]
     else:
         found = layout_tables(regions, lines, rules)
         pictures = [r.bbox for r in regions if r.type == "figure" and r.score >= MIN_LAYOUT_SCORE
                     and area(r.bbox) <= MAX_SCAN_PICTURE * page_area]
         found += aligned_tables(lines, rules, [region for region, _ in found], pictures, rivals=[r for r, _ in own])
-    figures = [box for box in pictures if _captioned_figure(box, lines)]
+        found += layout_tables([r for r in captioned if not any(overlaps(r.bbox, box) for box, _ in own + found)],
+                               lines, rules)
+    figures = [box for box in pictures if _captioned(box, lines, FIGURE_CAPTION)]
     return _outside(own, figures), _outside(found, figures)
 
 
@@ -182,11 +211,12 @@ def _outside(candidates: list[Candidate], boxes: list[BBox]) -> list[Candidate]:
     return [(region, table) for region, table in candidates if not any(center_inside(region, b) for b in boxes)]
 
 
-def _captioned_figure(box: BBox, lines: list[Line]) -> bool:
-    """A figure's caption ("Figure 3-10 ...", "Chart 2") right under or over the box, across part of it."""
-    return any(FIGURE_CAPTION.match(line.text) and min(line.bbox[2], box[2]) > max(line.bbox[0], box[0])
-               and (-0.5 <= (line.bbox[1] - box[3]) / max(line.height, 1.0) <= CAPTION_GAP
-                    or -0.5 <= (box[1] - line.bbox[3]) / max(line.height, 1.0) <= CAPTION_GAP) for line in lines)
+def _captioned(box: BBox, lines: list[Line], caption: re.Pattern[str]) -> bool:
+    """A caption of the kind ("Figure 3-10 ...", "Chart 2"; "Table 3: ...") right under or over the box, across
+    part of it, or its first or last line (a layout model's region may take its caption in)."""
+    return any(caption.match(line.text) and min(line.bbox[2], box[2]) > max(line.bbox[0], box[0])
+               and (-1.5 <= (line.bbox[1] - box[3]) / max(line.height, 1.0) <= CAPTION_GAP
+                    or -1.5 <= (box[1] - line.bbox[3]) / max(line.height, 1.0) <= CAPTION_GAP) for line in lines)
 
 
 def layout_tables(regions: list[Region], lines: list[Line], rules: list[Rule]) -> list[Candidate]:
@@ -321,11 +351,12 @@ def _header_span_rules(region: BBox, rules: list[Rule]) -> int:
 
 
 def _rank(table: Table, lines: list[Line], shown: tuple[int, int]) -> tuple[int, int, int]:
-    """Higher is better: text held (in steps of COVERAGE_STEP), nearness to the rows shown, then to the header
-    spans the rules show."""
+    """Higher is better: text held (in steps of COVERAGE_STEP; a cell holding two figures side by side holds them
+    in the wrong place: two columns merged), nearness to the rows shown, then to the header spans the rules show."""
     rows, spans = shown
     spanning = sum(1 for cell in table.cells if cell.header and cell.col_span > 1)
-    return round(table_coverage([table], lines) / COVERAGE_STEP), -abs(table.rows - rows), -abs(spanning - spans)
+    held = [cell for cell in table.cells if not any(two_figures(a, b) for a, b in pairwise(cell.text.split()))]
+    return round(cells_coverage(held, lines) / COVERAGE_STEP), -abs(table.rows - rows), -abs(spanning - spans)
 
 
 def _widened(rule: Rule) -> BBox:
@@ -335,8 +366,13 @@ def _widened(rule: Rule) -> BBox:
 
 def table_coverage(tables: list[Table], lines: list[Line]) -> float:
     """The share of the lines' characters (spaces aside) that the tables' cells hold."""
+    return cells_coverage([cell for table in tables for cell in table.cells], lines)
+
+
+def cells_coverage(cells: list[TableCell], lines: list[Line]) -> float:
+    """The share of the lines' characters (spaces aside) that the cells hold."""
     wanted = Counter(ch for line in lines for ch in line.text if not ch.isspace())
-    held = Counter(ch for table in tables for cell in table.cells for ch in cell.text if not ch.isspace())
+    held = Counter(ch for cell in cells for ch in cell.text if not ch.isspace())
     total = sum(wanted.values())
     return sum((wanted & held).values()) / total if total else 1.0
 
@@ -539,13 +575,16 @@ def _grid_cells(region: BBox, lines: list[Line], rules: list[Rule]) -> Table | N
 def _aligned_cells(region: BBox, lines: list[Line], rules: list[Rule]) -> Table | None:
     """Cells of a table ruled only horizontally: rows from text baselines, columns from alignment. The header is
     the rows above the first full-width inner rule, unless a row of figures lies above that rule (it parts groups of
-    the body: the rule over the header was not seen), else the rows before the first row of figures."""
+    the body: the rule over the header was not seen), else those above a rule underlining the column headings
+    (`_underlined_header`), else the rows before the first row of figures."""
     rows, placed = _row_assignments(lines)
     inner = sorted((r for r in rules if r.horizontal and region[1] + EDGE < r.position < region[3] - EDGE),
                    key=lambda r: r.position)
     full_inner = [r for r in inner if r.x0 <= region[0] + EDGE and r.x1 >= region[2] - EDGE]
     ruled = sum(1 for row in rows if full_inner and row.center < full_inner[0].position)
     figures = _first_figure_row(rows)
+    if not ruled and figures:
+        ruled = _underlined_header(rows, inner, region, figures)
     header_rows = ruled if ruled and (figures is None or ruled <= figures) else (figures or 1)
     header_rows = min(header_rows, max(1, len(rows) - 1))
     columns = _columns([line for line, row, _ in placed if row >= header_rows])
@@ -566,6 +605,16 @@ def _aligned_cells(region: BBox, lines: list[Line], rules: list[Rule]) -> Table 
         for (row, col), pieces in sorted(found.items())
     ]
     return make_table(len(rows), len(columns), cells)
+
+
+def _underlined_header(rows: list[Row], inner: list[Rule], region: BBox, figures: int) -> int:
+    """The rows above the lowest rule over the first row of figures that runs from its first figure's column to the
+    table's right edge: the column headings underlined, the stub's not (a section label under that rule, above the
+    figures, is the body's first row)."""
+    start = min(line.bbox[0] for line in beside_first(rows[figures]))
+    under = [rule.position for rule in inner if rule.x0 <= start + EDGE and rule.x1 >= region[2] - EDGE
+             and rule.position < rows[figures].top]
+    return sum(1 for row in rows if under and row.center < max(under))
 
 
 def _own_rules(line: Line, row: int, placed: list[tuple[Line, int, int]], partial: list[Rule]) -> list[Rule]:
@@ -704,9 +753,12 @@ def _columns_of(line: Line, columns: list[tuple[float, float]], rules_below: lis
         covered = [i for i, (a, b) in enumerate(columns) if underline.x0 - EDGE <= (a + b) / 2 <= underline.x1 + EDGE]
         if covered:
             return covered
-    covered = [i for i, (a, b) in enumerate(columns) if min(b, line.bbox[2]) - max(a, line.bbox[0]) > 0.5 * (b - a)]
+    overlap = [min(b, line.bbox[2]) - max(a, line.bbox[0]) for a, b in columns]
+    covered = [i for i, (a, b) in enumerate(columns) if overlap[i] > 0.5 * (b - a)]
     if covered:
         return covered
+    if max(overlap) > 0:  # a short piece in a wide column ("ment", a word wrapped under its description)
+        return [max(range(len(columns)), key=lambda i: overlap[i])]
     return [min(range(len(columns)), key=lambda i: abs((columns[i][0] + columns[i][1]) / 2 - center))]
 
 

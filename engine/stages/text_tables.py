@@ -14,7 +14,7 @@ so tables stacked under their titles are found one by one.
 import re
 from statistics import median
 
-from engine.figure_runs import body_figure, figure_or_mark
+from engine.figure_runs import body_figure, figure_or_mark, two_figures
 from engine.geometry import Row, merged_spans, text_rows, union
 from engine.stages.classify import CAPTION
 from engine.types import BBox, Line
@@ -75,8 +75,16 @@ def _column_regions(lines: list[Line], height: float) -> list[BBox]:
 
 
 def _split(row: Row, height: float) -> bool:
-    """Two or more pieces clear of each other (pieces closer than PIECE_GAP count as one)."""
-    return len(merged_spans([(line.bbox[0], line.bbox[2]) for line in row.lines], PIECE_GAP * height)) >= 2
+    """Two or more pieces clear of each other: PIECE_GAP apart, or figures side by side (two cells a narrow gutter
+    apart: engine/figure_runs.py)."""
+    pieces = sorted((line for line in row.lines if line.text.split()), key=lambda line: line.bbox[0])
+    right = pieces[0].bbox[2] if pieces else 0.0
+    for before, after in zip(pieces, pieces[1:]):
+        gap = after.bbox[0] - right
+        if gap >= PIECE_GAP * height or (gap > 0 and two_figures(before.text.split()[-1], after.text.split()[0])):
+            return True
+        right = max(right, after.bbox[2])
+    return False
 
 
 def _within(row: Row, run: list[Row]) -> bool:

@@ -115,3 +115,6 @@ def test_two_figures_side_by_side_are_two_cells_however_narrow_the_gutter():
     ocr.confidence = 0.97  # an OCR line's words are boxed by its ink (engine/ocr/word_boxes.py)
     assert [(piece.text, piece.bbox[::2]) for piece in figures_apart(ocr)] == [("4,476", (96.5, 116.0)),
                                                                             ("2,369", (118.5, 138.0))]
+    parted = layer_line([("72", 96.5, 104.0), ("2", 106.0, 110.0)])
+    parted.confidence = 0.9  # OCR read "72.2" without its point: a lone digit stays with the figure before it
+    assert figures_apart(parted) == [parted]

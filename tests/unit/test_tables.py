@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import numpy as np
 import pymupdf
 import pytest
@@ -17,6 +19,7 @@ from engine.stages.tables import (
 from engine.table_grid import make_table
 from engine.types import Line, PageInput, PageState, Region, TableCell, Word
 from pages.pdf import drawing_boxes, read_text_layer
+from tests import pdfs
 
 
 def text(value: str, x0: float, y0: float, x1: float, bold: bool = False) -> Line:
@@ -475,34 +478,15 @@ def test_a_description_table_ruled_booktabs_style_is_a_table_though_most_lines_h
     assert find_table_regions([hrule(110, 100, 490), hrule(170, 100, 490)], items) == []
 
 
-def narrow_gutter_page() -> pymupdf.Page:
-    """A statistical table of six year columns set 3.2 pt apart at 8 pt (a 0.4 em gutter: as narrow as a word space),
-    its figures right-aligned, ruled over and under its header and under its body, written by PyMuPDF."""
-    rows = [("Region", "2018", "2019", "2020", "2021", "2022", "2023"),
-            ("Upper basin", "8,669,908", "7,057,071", "8,416,372", "2,193,943", "313,915", "7,384,170"),
-            ("Coastal", "8,696,548", "66,076", "9,318,868", "8,094,888", "1,780,320", "9,400,309"),
-            ("Lakeside", "708,079", "1,639,993", "8,518,127", "7,586,353", "9,424,355", "467,609"),
-            ("Northern Islands", "8,592,743", "3,345,530", "4,650,501", "7,589,203", "8,525,545", "8,947,144")]
-    page = pymupdf.open().new_page(width=400, height=140)
-    gutter, left = 3.2, 20.0
-    widths = [max(pymupdf.get_text_length(row[c], "helv", 8) for row in rows) for c in range(len(rows[0]))]
-    rights = [left + widths[0]]
-    for width in widths[1:]:
-        rights.append(rights[-1] + gutter + width)
-    for r, row in enumerate(rows):
-        for c, value in enumerate(row):
-            x = left if c == 0 else rights[c] - pymupdf.get_text_length(value, "helv", 8)
-            page.insert_text((x, 40 + 11 * r), value, fontname="helv", fontsize=8)
-    for y in (31, 43, 87):
-        page.draw_line((left - 2, y), (rights[-1] + 2, y), width=0.5)
-    return page
+def narrow_gutter_page(folder: Path) -> pymupdf.Page:
+    return pymupdf.open(pdfs.narrow_gutters_pdf(folder))[0]
 
 
-def test_a_table_whose_figures_stand_a_word_space_apart_is_read_cell_by_cell():
+def test_a_table_whose_figures_stand_a_word_space_apart_is_read_cell_by_cell(tmp_path: Path):
     """The text layer runs each row of a table with 0.4 em gutters into one line ("Coastal 8,696,548 66,076 ..."),
     the longest label into its first figure: each figure is a cell (two figures side by side always are), and the
     label is parted from its figure where the columns the other rows show fall."""
-    page = narrow_gutter_page()
+    page = narrow_gutter_page(tmp_path)
     lines = read_text_layer(page).lines
     assert any(line.text.startswith("Northern Islands 8,592,743 3,345,530") for line in lines)
     state = PageState(input=PageInput(key="p", pdf_path="", page_index=0, width=400, height=140, text_lines=lines,
@@ -510,16 +494,15 @@ def test_a_table_whose_figures_stand_a_word_space_apart_is_read_cell_by_cell():
                       lines=lines)
     [table] = [block.table for block in TableStage()([state])[0].blocks if block.type == "table"]
     assert (table.rows, table.cols) == (5, 7)
-    assert [c.text for c in table.cells if c.row == 0] == ["Region", "2018", "2019", "2020", "2021", "2022", "2023"]
-    assert [c.text for c in table.cells if c.row == 2] == ["Coastal", "8,696,548", "66,076", "9,318,868",
-                                                           "8,094,888", "1,780,320", "9,400,309"]
+    assert [c.text for c in table.cells if c.row == 0] == list(pdfs.NARROW_TABLE[0])
+    assert [c.text for c in table.cells if c.row == 2] == list(pdfs.NARROW_TABLE[2])
     assert [c.text for c in table.cells if c.row == 4][:2] == ["Northern Islands", "8,592,743"]
 
 
-def test_on_a_scan_figures_ocr_read_as_one_line_a_word_space_apart_are_cells():
+def test_on_a_scan_figures_ocr_read_as_one_line_a_word_space_apart_are_cells(tmp_path: Path):
     """OCR reads each row of the same table as one line, its words boxed by their ink: cut between its figures and
     parted at the columns, as on the text layer."""
-    page = narrow_gutter_page()
+    page = narrow_gutter_page(tmp_path)
     lines = []
     for line in read_text_layer(page).lines:
         ink = [Word(word.text, word.bbox) for word in line.words]
@@ -530,8 +513,7 @@ def test_on_a_scan_figures_ocr_read_as_one_line_a_word_space_apart_are_cells():
                       use_text_layer=False, image=image, image_scale=2.0, skew=0.0, lines=lines)
     [table] = [block.table for block in TableStage()([state])[0].blocks if block.type == "table"]
     assert (table.rows, table.cols) == (5, 7)
-    assert [c.text for c in table.cells if c.row == 4] == ["Northern Islands", "8,592,743", "3,345,530", "4,650,501",
-                                                           "7,589,203", "8,525,545", "8,947,144"]
+    assert [c.text for c in table.cells if c.row == 4] == list(pdfs.NARROW_TABLE[4])
 
 
 def test_on_a_scan_levelled_for_its_skew_each_lines_words_are_levelled_with_it():
@@ -546,3 +528,88 @@ def test_on_a_scan_levelled_for_its_skew_each_lines_words_are_levelled_with_it()
     for piece in frame.lines:
         assert piece.bbox[0] == piece.words[0].bbox[0] and piece.bbox[2] == piece.words[-1].bbox[2]
     assert frame.lines[0].bbox[0] == pytest.approx(300 - 260 * np.sin(np.radians(1.0)), abs=0.5)
+
+
+def test_of_two_rival_tables_one_whose_cells_hold_two_figures_side_by_side_holds_them_in_the_wrong_place():
+    """A finder merged the last two columns ("95.3 197,645" in one cell) and took in the units line above the
+    table, so its cells hold more of the text than folio's table of the right columns. Figures side by side in one
+    cell are not held where they belong: folio's table wins."""
+    lines = statistics_rows(100, ["North", "South", "East", "West"])
+    units = text("(Number of persons)", 300, 86, 380)
+    own = build_table((100, 98, 385, 160), lines, [])
+    rows = [[line.text for line in lines if line.bbox[1] == 100 + 12 * r] for r in range(5)]
+    merged = make_table(6, 3, [TableCell(0, 2, units.text)] + [
+        TableCell(r + 1, c, value) for r, row in enumerate(rows) for c, value in enumerate(
+            [row[0], row[1], f"{row[2]} {row[3]}"])])
+    chosen = choose_tables([((100, 98, 385, 160), own)], [((100, 84, 385, 160), merged)], lines + [units], [])
+    assert [table.cols for _, table in chosen] == [4]
+
+
+def test_a_section_label_under_the_rule_that_underlines_the_column_headings_is_the_bodys():
+    """The column headings are underlined, the stub's column not (office software borders the heading cells only);
+    the first row under that rule holds a section label alone, then the rows of figures. The header is the rows
+    above the rule; the section label is the body's first row."""
+    lines = [text("2019", 236, 100, 260), text("2020", 296, 100, 320), text("Industry", 110, 114, 160)]
+    lines += [line for line in statistics_rows(116, ["North", "South", "East"]) if line.bbox[1] > 120]
+    table = build_table((100, 98, 385, 166), lines, [hrule(111, 200, 385)])
+    assert [(c.row, c.text) for c in table.cells if c.header and c.text] == [(0, "2019"), (0, "2020")]
+    assert [c.text for c in table.cells if c.row == 1] == ["Industry", "", "", ""]
+
+
+def test_on_a_text_layer_page_a_layout_table_region_no_candidate_overlaps_is_structured_from_its_lines():
+    """A description table set without rules: each description wraps over two lines, most of its pieces hold more
+    words than an aligned table's may (two columns of prose line up too), and PyMuPDF's finder saw nothing. The
+    layout model's table region over it is structured from the text layer's lines, as on a rendered page; a word
+    wrapped onto a line of its own ("ment") stays in its description's column."""
+    rows = [("COCO", ("Everyday scenes with their objects", "outlined and captioned"), "328,000"),
+            ("MNLI", ("Sentence pairs from ten genres", "labelled for entail-", "ment"), "432,702"),
+            ("SST-2", ("Movie review sentences with their", "sentiment"), "70,042")]
+    lines = [text("Dataset", 105, 100, 140), text("Description", 160, 100, 215), text("Examples", 300, 100, 340)]
+    top = 112
+    for name, parts, size in rows:
+        lines += [text(name, 105, top, 135), text(size, 305, top, 340)]
+        lines += [text(part, 160, top + 10 * i, 160 + 3.5 * len(part)) for i, part in enumerate(parts)]
+        top += 10 * len(parts) + 2
+    state = PageState(input=PageInput(key="p", pdf_path="", page_index=0, width=400, height=300, text_lines=lines,
+                                      layout_regions=[Region("table", (100, 98, 345, top), 0.9)]),
+                      use_text_layer=True, lines=lines)
+    state.regions = state.input.layout_regions
+    [table] = [block.table for block in TableStage()([state])[0].blocks if block.type == "table"]
+    assert (table.rows, table.cols) == (4, 3)
+    assert [c.text for c in table.cells if c.row == 2] == ["MNLI", "Sentence pairs from ten genres labelled for "
+                                                           "entailment", "432,702"]
+    assert table.cells[-2].text == "Movie review sentences with their sentiment"
+
+
+def test_on_a_scan_a_picture_or_text_region_captioned_as_a_table_is_a_table_region():
+    """A small description table without rules: the layout model took it for a picture, or for a paragraph, with
+    its caption ("Table 3: ...") in or over the region. Captioned as a table, it is structured as a table region;
+    without the caption a picture of words is no table."""
+    def ocr(value: str, x0: float, top: float, x1: float) -> Line:
+        return Line(text=value, bbox=(x0, top, x1, top + 8), size=8, confidence=0.95)
+
+    caption = ocr("Table 3: Datasets used in the experiments", 120, 90, 300)
+    lines = [ocr("Dataset", 105, 102, 140), ocr("Description", 160, 102, 215), ocr("Examples", 300, 102, 340)]
+    for r, (name, first, second, size) in enumerate((("COCO", "Everyday scenes with their objects", "outlined",
+                                                      "328,000"),
+                                                     ("MNLI", "Sentence pairs from ten genres", "labelled",
+                                                      "432,702"),
+                                                     ("SST-2", "Movie review sentences with their", "sentiment",
+                                                      "70,042"))):
+        top = 114 + 22 * r
+        lines += [ocr(name, 105, top, 135), ocr(first, 160, top, 280), ocr(second, 160, top + 10, 200),
+                  ocr(size, 305, top, 340)]
+
+    def tables(kind: str, captioned: bool) -> list:
+        region = Region(kind, (100, 88 if captioned else 100, 345, 182), 0.9)
+        state = PageState(input=PageInput(key="p", pdf_path="", page_index=0, width=400, height=300, text_lines=[]),
+                          use_text_layer=False, image=np.full((300, 400, 3), 255, np.uint8), image_scale=1.0,
+                          skew=0.0, lines=lines + ([caption] if captioned else []), regions=[region])
+        return [block.table for block in TableStage()([state])[0].blocks if block.type == "table"]
+
+    for kind in ("figure", "text"):
+        [table] = tables(kind, captioned=True)
+        assert (table.rows, table.cols) == (4, 3)
+        assert [c.text for c in table.cells if c.row == 2] == ["MNLI", "Sentence pairs from ten genres labelled",
+                                                               "432,702"]
+    assert tables("figure", captioned=False) == []

@@ -246,3 +246,18 @@ def test_tables_stacked_under_their_titles_close_together_are_found_one_by_one()
     regions = aligned_regions(first + [note, title] + second)
     assert len(regions) == 2
     assert regions[0][3] < 160 and regions[1][1] >= 184
+
+
+def test_rows_whose_figures_stand_a_word_space_apart_are_rows_of_the_table():
+    """Figures 3 pt apart (a table's narrow gutters; each one piece of the table frame: engine/figure_runs.py), and
+    the last row's long label run into its first figure: every row holds cells, the last too."""
+    def row(top: float, pieces: list[tuple[str, float, float]]) -> list[Line]:
+        return [Line(text=text, bbox=(x0, top, x1, top + 11), size=8) for text, x0, x1 in pieces]
+
+    figures = [("7,057,071", 120, 156), ("8,416,372", 159, 195), ("2,193,943", 198, 234)]
+    lines = row(100, [("Upper basin", 20, 62), ("8,669,908", 88, 117)] + figures)
+    lines += row(111, [("Coastal", 20, 48), ("8,696,548", 88, 117)] + figures)
+    lines += row(122, [("Lakeside", 20, 52), ("708,079", 93, 117)] + figures)
+    lines += row(133, [("Northern Islands 8,592,743", 20, 117)] + figures)
+    [region] = aligned_regions(lines)
+    assert region[3] == 144
