@@ -1,7 +1,7 @@
 """Tables and formulas of born-digital documents through the real flow into PostgreSQL: stacked tables stored apart,
 a two-level header stored with its spans, a paper's group labels centred on their rows stored spanning them, a
 statistical office's row labels stored without their dot leaders, a table typed in Courier stored in its cells, a
-TeX formula's LaTeX built from its glyphs."""
+table whose figures stand a word space apart stored cell by cell, a TeX formula's LaTeX built from its glyphs."""
 
 from pathlib import Path
 
@@ -36,9 +36,10 @@ def test_stacked_tables_headers_and_a_tex_formula_are_stored_as_read(database: E
     pdfs.statistics_pdf(folder)
     pdfs.leaders_pdf(folder)
     pdfs.typed_table_pdf(folder)
+    pdfs.narrow_gutters_pdf(folder)
     compile_tex(folder, "paper", f"{PROSE}\n{display(FORMULA)}\n{PROSE}")
     compile_tex(folder, "results", f"{PROSE}\n{RESULTS}\n{PROSE}")
-    assert digitize(source=str(folder)).documents_done == 5
+    assert digitize(source=str(folder)).documents_done == 6
 
     tables = rows(database, "SELECT t.id, t.n_rows, t.n_cols FROM tables t JOIN blocks b ON b.id = t.block_id "
                             "JOIN pages p ON p.id = b.page_id JOIN documents d ON d.id = p.document_id "
@@ -54,7 +55,7 @@ def test_stacked_tables_headers_and_a_tex_formula_are_stored_as_read(database: E
     captions = {caption for (caption,) in rows(database, "SELECT text FROM blocks WHERE type = 'caption'")}
     assert captions == {"Table 1. Employment by region (thousands)", "Table 2. Enterprises by size class",
                         "Table 1: Results on the test sets", "Tableau 2 - Emploi salarie par secteur",
-                        "Table 3. Civilian labor force by state"}
+                        "Table 3. Civilian labor force by state", "Table 4. Residents by region"}
     leaders = rows(database, "SELECT text FROM table_cell_details WHERE source LIKE '%leaders.pdf' AND row > 0 "
                              "ORDER BY row, col")
     assert [cell for (cell,) in leaders] == [cell for row in pdfs.LEADERS_TABLE for cell in row]
@@ -65,6 +66,12 @@ def test_stacked_tables_headers_and_a_tex_formula_are_stored_as_read(database: E
                          (1, 3, "2021", True, 1, 1), (1, 4, "2022", True, 1, 1)]
     assert [cell for _, _, cell, header, _, _ in typed if not header] == [
         cell for row in pdfs.TYPED_TABLE for cell in row]
+
+    narrow = rows(database, "SELECT row, col, text, is_header FROM table_cell_details WHERE source LIKE '%narrow.pdf' "
+                            "ORDER BY row, col")
+    assert [(row, col, cell) for row, col, cell, _ in narrow] == [
+        (row, col, cell) for row, cells in enumerate(pdfs.NARROW_TABLE) for col, cell in enumerate(cells)]
+    assert {row for row, _, _, header in narrow if header} == {0}
 
     results = rows(database, "SELECT row, col, text, row_span FROM table_cell_details WHERE source LIKE '%results.pdf' "
                              "AND col < 2 AND text <> '' ORDER BY row, col")
