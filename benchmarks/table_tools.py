@@ -74,7 +74,7 @@ def main() -> None:
     for split in args.split:
         scores: dict[str, list[float]] = {name: [] for name in TOOLS}
         for entry in json.loads((split / "manifest.json").read_text())["files"]:
-            if entry["kind"] != "born_digital" or not entry.get("tables"):
+            if entry["kind"] != "born_digital":
                 continue
             for page in json.loads((split / entry["gt"]).read_text())["pages"]:
                 truth = [{"table": block["table"]} for block in page["blocks"] if block["type"] == "table"]
