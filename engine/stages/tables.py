@@ -237,10 +237,14 @@ def layout_tables(regions: list[Region], lines: list[Line], rules: list[Rule]) -
 
 
 def _layout_table(region: BBox, lines: list[Line], rules: list[Rule]) -> list[Candidate]:
+    """The table of the region's lines (captions and prose at its ends left out) and of the rules among them or a
+    line's height above or below them (a rule OCR's image found under a note left out is not the table's)."""
     inside = _without_prose_ends([line for line in _inside(lines, region) if not CAPTION.match(line.text)])
     if not inside or not _has_columns(inside):
         return []
-    members = [rule for rule in rules if center_inside(_widened(rule), region)]
+    height = median(line.height for line in inside)
+    top, bottom = min(line.bbox[1] for line in inside) - height, max(line.bbox[3] for line in inside) + height
+    members = [rule for rule in rules if center_inside(_widened(rule), region) and rule.y0 <= bottom and rule.y1 >= top]
     box = tuple(float(v) for v in union([line.bbox for line in inside] + [(r.x0, r.y0, r.x1, r.y1) for r in members]))
     table = build_table(box, inside, members)
     return [] if table is None else [(box, table)]
@@ -576,7 +580,8 @@ def _aligned_cells(region: BBox, lines: list[Line], rules: list[Rule]) -> Table 
     """Cells of a table ruled only horizontally: rows from text baselines, columns from alignment. The header is
     the rows above the first full-width inner rule, unless a row of figures lies above that rule (it parts groups of
     the body: the rule over the header was not seen), else those above a rule underlining the column headings
-    (`_underlined_header`), else the rows before the first row of figures."""
+    (`_underlined_header`), else the rows before the first row of figures down to the last that holds a column
+    heading (`_headings_end`)."""
     rows, placed = _row_assignments(lines)
     inner = sorted((r for r in rules if r.horizontal and region[1] + EDGE < r.position < region[3] - EDGE),
                    key=lambda r: r.position)
@@ -585,7 +590,8 @@ def _aligned_cells(region: BBox, lines: list[Line], rules: list[Rule]) -> Table 
     figures = _first_figure_row(rows)
     if not ruled and figures:
         ruled = _underlined_header(rows, inner, region, figures)
-    header_rows = ruled if ruled and (figures is None or ruled <= figures) else (figures or 1)
+    header_rows = ruled if ruled and (figures is None or ruled <= figures) else (_headings_end(rows, figures)
+                                                                                 if figures else 1)
     header_rows = min(header_rows, max(1, len(rows) - 1))
     columns = _columns([line for line, row, _ in placed if row >= header_rows])
     if len(columns) < 2:
@@ -605,6 +611,15 @@ def _aligned_cells(region: BBox, lines: list[Line], rules: list[Rule]) -> Table 
         for (row, col), pieces in sorted(found.items())
     ]
     return make_table(len(rows), len(columns), cells)
+
+
+def _headings_end(rows: list[Row], figures: int) -> int:
+    """The rows above the first row of figures down to the last one reaching into the figures' columns: under it,
+    rows of the stub's column alone (a section label, a label's first line wrapped over its figures) are the
+    body's."""
+    start = min(line.bbox[0] for line in beside_first(rows[figures]))
+    return 1 + max((index for index in range(figures) if any(line.bbox[2] > start for line in rows[index].lines)),
+                   default=figures - 1)
 
 
 def _underlined_header(rows: list[Row], inner: list[Rule], region: BBox, figures: int) -> int:

@@ -613,3 +613,22 @@ def test_on_a_scan_a_picture_or_text_region_captioned_as_a_table_is_a_table_regi
         assert [c.text for c in table.cells if c.row == 2] == ["MNLI", "Sentence pairs from ten genres labelled",
                                                                "432,702"]
     assert tables("figure", captioned=False) == []
+
+
+def test_without_rules_a_section_label_under_the_column_headings_is_the_bodys_first_row():
+    """No rules: the header is the rows above the first row of figures, down to the last that holds a column
+    heading; a section label alone in the stub's column under it ("Persons aged 15+") is the body's first row."""
+    lines = [text("2019", 236, 100, 260), text("2020", 296, 100, 320), text("Persons aged 15+", 110, 111, 190)]
+    lines += [line for line in statistics_rows(110, ["North", "South", "East"]) if line.bbox[1] > 120]
+    table = build_table((100, 98, 385, 160), lines, [])
+    assert [(c.row, c.text) for c in table.cells if c.header and c.text] == [(0, "2019"), (0, "2020")]
+    assert [c.text for c in table.cells if c.row == 1] == ["Persons aged 15+", "", "", ""]
+
+
+def test_a_rule_under_a_note_the_layout_region_took_in_does_not_stretch_the_table_over_the_note():
+    """The layout model's table region reaches over the notes under the table, and the scan's rule finder took a
+    stroke of the note's text for a rule: the note stays out of the table, and so does that rule."""
+    lines = statistics_rows(100, ["North", "South", "East"])
+    note = text("Note: figures may not add up to totals because of rounding.", 110, 170, 330)
+    [(box, _)] = layout_tables([Region("table", (95, 95, 400, 190), 0.8)], lines + [note], [hrule(184, 150, 180)])
+    assert box[3] == 144
