@@ -96,10 +96,10 @@ def figures_apart(line: Line) -> list[Line]:
     """A line in pieces, cut between two figures (`two_figures`: "8,669,908 7,057,071" a 0.4 em gutter apart; on an
     OCR line, figures of two characters or more: OCR parts "72.2" as "72 2"); a text-layer line also where a figure
     (or a missing value's mark) stands MIN_CELL_GAP ems (of its font size: a text-layer line's box is a third
-    taller) or more from the word before or after it ("February    4,476"), and
-    WORD_GAP_FACTOR times further than any two words of the line that are not figures stand apart (a justified
-    line, a cell's wrapped text in a narrow column, stretches all its spaces alike: "at   32   by   32   pixels").
-    Each piece is boxed by its words (an OCR line's from its ink: engine/ocr/word_boxes.py); other lines whole."""
+    taller) or more from the word before or after it ("February    4,476"), and WORD_GAP_FACTOR times further than
+    any two words of the line that are not figures stand apart (a justified line, a cell's wrapped text in a narrow
+    column, stretches all its spaces alike: "at   32   by   32   pixels"). Each piece is boxed by its words (an OCR
+    line's from its ink: engine/ocr/word_boxes.py); other lines whole."""
     if len(line.words) < 2:
         return [line]
     if line.confidence is not None:  # OCR: wide gaps are cut by their ink (`cut_figure_runs`)
