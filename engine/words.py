@@ -53,6 +53,10 @@ def cut_between(line: Line, apart: Callable[[Word, Word], bool]) -> list[Line]:
             groups[-1].append(word)
     if len(groups) == 1:
         return [line]
-    return [replace(line, text=" ".join(word.text for word in group), words=group,
-                    bbox=(group[0].bbox[0], line.bbox[1], max(word.bbox[2] for word in group), line.bbox[3]))
-            for group in groups]
+    return [piece_of(line, group) for group in groups]
+
+
+def piece_of(line: Line, words: list[Word]) -> Line:
+    """A piece of the line: these words of it (left to right), boxed by them, with the line's height."""
+    return replace(line, text=" ".join(word.text for word in words), words=words,
+                   bbox=(words[0].bbox[0], line.bbox[1], max(word.bbox[2] for word in words), line.bbox[3]))

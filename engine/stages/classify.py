@@ -22,9 +22,9 @@ from engine.types import BBox, Block, BlockType, PageState, Region
 PAGE_NUMBER = re.compile(
     r"^(page\s+)?([-–—]\s*)?(\d{1,4}|[ivxlcdm]{1,6})(\s*[-–—])?(\s*(/|of)\s*\d{1,4})?$", re.IGNORECASE
 )
+CAPTION_NUMBER = r"\s*([a-z][-.]?)?[0-9ivxlc]+([.\-–][0-9]+)*[a-z]?\s*([:.–—-]|$)"  # "3.", "B-1.", "2 –", "4"
 CAPTION = re.compile(r"^(table|tableau|tabelle|tabla|tabel|tabela|tabella|figure|figura|abbildung|graphique|gráfico|"
-                     r"grafico|fig\.|tab\.|abb\.|chart|plate|map|exhibit|graph)\s*([a-z][-.]?)?[0-9ivxlc]+"
-                     r"([.\-–][0-9]+)*[a-z]?\s*([:.–—-]|$)", re.IGNORECASE)  # "Table 3.", "Table B-1.", "Tableau 2 –"
+                     r"grafico|fig\.|tab\.|abb\.|chart|plate|map|exhibit|graph)" + CAPTION_NUMBER, re.IGNORECASE)
 FOOTNOTE_MARK = re.compile(r"^([0-9]{1,2}|[*†‡§¶])\s*\S")
 EQUATION_NUMBER = re.compile(r"^\(\s*\d+(\.\d+)?[a-z]?\s*\)$")
 MARGIN = 0.08  # top and bottom share of the page where running headers, footers and folios live

@@ -24,7 +24,7 @@ from engine.marks import MARKS, mark_lines
 from engine.rules import Rule, rules_from_boxes, rules_from_image
 from engine.skew import MIN_SKEW, level, levelled_box, scan_skew
 from engine.stages.blocks import join_lines
-from engine.stages.classify import CAPTION
+from engine.stages.classify import CAPTION, CAPTION_NUMBER
 from engine.stages.figures import MAX_AREA, MAX_SCAN_PICTURE
 from engine.stages.justified import justified_lines
 from engine.stages.spaced_columns import spaced_apart
@@ -33,6 +33,7 @@ from engine.stages.text_tables import MAX_WORDS, aligned_regions, beside_first
 from engine.stages.turned_heads import turned_heads
 from engine.table_grid import make_table
 from engine.types import BBox, Block, Line, PageState, Region, Table, TableCell, Word
+from engine.words import piece_of
 
 EDGE = 3.0  # points of slack when comparing rule ends and table edges
 MAX_RULE_GAP = 300.0  # points: rules further apart than this do not frame one table
@@ -43,8 +44,7 @@ COLUMN_OVERLAP = 1.0  # points two pieces must overlap by to stand in one column
 MIN_PIECE = 3.0  # points: no glyph is narrower; a piece of text that is, is a sliver of ink
 MIN_SPAN_OVERLAP = 0.15  # share of a fragment's height inside a neighbouring row that makes it span that row
 FIGURE_CAPTION = re.compile(r"^(figure|fig\.|chart|graph|plate|map|exhibit|photo)\s*[0-9ivxlc]", re.IGNORECASE)
-TABLE_CAPTION = re.compile(r"^(table|tab\.|tableau|tabelle|tabla|tabel|tabela|tabella)\s*([a-z][-.]?)?[0-9ivxlc]+"
-                           r"([.\-–][0-9]+)*[a-z]?\s*([:.–—-]|$)", re.IGNORECASE)  # a table's caption, as CAPTION
+TABLE_CAPTION = re.compile(r"^(table|tab\.|tableau|tabelle|tabla|tabel|tabela|tabella)" + CAPTION_NUMBER, re.IGNORECASE)
 CAPTION_GAP = 2.0  # line heights between a picture and its caption, at most
 MIN_FIGURE_SHARE = 0.5  # of the pieces beside a row's first: an aligned table in a picture region holds figures
 MIN_ROWS_BEYOND = 2  # rows outside a ruled table that make an aligned table overlapping it its rival
@@ -192,19 +192,22 @@ def table_candidates(page: PageState, frame: TableFrame) -> tuple[list[Candidate
         supported = [box for box, _ in found] + [r.bbox for r in regions if r.type == "table"]
         if len(lines) <= MAX_ALIGNED_LINES:
             own += aligned_tables(lines, rules, [r for r, _ in own], pictures, supported)
-        own += layout_tables([r for r in regions if not any(overlaps(r.bbox, box) for box, _ in own)], lines, rules)
-        own += layout_tables([r for r in captioned if not any(overlaps(r.bbox, box) for box, _ in own + found)],
-                             lines, rules)
+        own += layout_tables(_unclaimed(regions, own), lines, rules)
+        own += layout_tables(_unclaimed(captioned, own + found), lines, rules)
         pictures += [box for box in page.input.image_boxes if area(box) <= MAX_AREA * page_area]
     else:
         found = layout_tables(regions, lines, rules)
         pictures = [r.bbox for r in regions if r.type == "figure" and r.score >= MIN_LAYOUT_SCORE
                     and area(r.bbox) <= MAX_SCAN_PICTURE * page_area]
         found += aligned_tables(lines, rules, [region for region, _ in found], pictures, rivals=[r for r, _ in own])
-        found += layout_tables([r for r in captioned if not any(overlaps(r.bbox, box) for box, _ in own + found)],
-                               lines, rules)
+        found += layout_tables(_unclaimed(captioned, own + found), lines, rules)
     figures = [box for box in pictures if _captioned(box, lines, FIGURE_CAPTION)]
     return _outside(own, figures), _outside(found, figures)
+
+
+def _unclaimed(regions: list[Region], candidates: list[Candidate]) -> list[Region]:
+    """The regions no candidate overlaps."""
+    return [region for region in regions if not any(overlaps(region.bbox, box) for box, _ in candidates)]
 
 
 def _outside(candidates: list[Candidate], boxes: list[BBox]) -> list[Candidate]:
@@ -617,16 +620,21 @@ def _headings_end(rows: list[Row], figures: int) -> int:
     """The rows above the first row of figures down to the last one reaching into the figures' columns: under it,
     rows of the stub's column alone (a section label, a label's first line wrapped over its figures) are the
     body's."""
-    start = min(line.bbox[0] for line in beside_first(rows[figures]))
+    start = _figures_start(rows[figures])
     return 1 + max((index for index in range(figures) if any(line.bbox[2] > start for line in rows[index].lines)),
                    default=figures - 1)
+
+
+def _figures_start(row: Row) -> float:
+    """Where the first row of figures' pieces beside its label begin: the figures' columns."""
+    return min(line.bbox[0] for line in beside_first(row))
 
 
 def _underlined_header(rows: list[Row], inner: list[Rule], region: BBox, figures: int) -> int:
     """The rows above the lowest rule over the first row of figures that runs from its first figure's column to the
     table's right edge: the column headings underlined, the stub's not (a section label under that rule, above the
     figures, is the body's first row)."""
-    start = min(line.bbox[0] for line in beside_first(rows[figures]))
+    start = _figures_start(rows[figures])
     under = [rule.position for rule in inner if rule.x0 <= start + EDGE and rule.x1 >= region[2] - EDGE
              and rule.position < rows[figures].top]
     return sum(1 for row in rows if under and row.center < max(under))
@@ -747,9 +755,7 @@ def _word_runs(line: Line, cols: list[int], columns: list[tuple[float, float]]) 
             runs.append((inside[0], [word]))
     if len(runs) < 2 or not all(figure_or_mark(" ".join(word.text for word in words)) for _, words in runs[1:]):
         return None
-    return [(replace(line, text=" ".join(word.text for word in words), words=words,
-                     bbox=(words[0].bbox[0], line.bbox[1], words[-1].bbox[2], line.bbox[3])), [col])
-            for col, words in runs]
+    return [(piece_of(line, words), [col]) for col, words in runs]
 
 
 def _across(line: Line, row: Row) -> bool:
