@@ -42,6 +42,11 @@ def beside(box: BBox, boxes: list[BBox], slack: float = 1.0) -> bool:
     return box[2] <= left + slack or box[0] >= right - slack
 
 
+def in_line(a: BBox, b: BBox, slack: float) -> bool:
+    """Whether two boxes share a left edge, a right edge or a centre, within `slack`."""
+    return min(abs(a[0] - b[0]), abs(a[2] - b[2]), abs(a[0] + a[2] - b[0] - b[2]) / 2) <= slack
+
+
 def area(box: BBox) -> float:
     return max(0.0, box[2] - box[0]) * max(0.0, box[3] - box[1])
 

@@ -156,7 +156,8 @@ def _cells(table: "pymupdf.table.Table") -> list[TableCell]:
     rule)."""
     if table.placements is None:
         header = 0 if table.header.external else 1
-        return [TableCell(row=r, col=c, text=cell_text(text or ""), header=r < header)
+        return [TableCell(row=r, col=c, text=cell_text(_without_caption_line(text or "") if r == 0 else text or ""),
+                          header=r < header)
                 for r, row in enumerate(table.extract()) for c, text in enumerate(row)]
     cells: list[TableCell] = []
     covered: set[tuple[int, int]] = set()
@@ -169,11 +170,20 @@ def _cells(table: "pymupdf.table.Table") -> list[TableCell]:
                 c += 1
             rows, cols = max(1, placement.rowspan), max(1, placement.colspan)
             covered.update((r + i, c + j) for i in range(rows) for j in range(cols))
-            cells.append(TableCell(row=r, col=c, text=cell_text(placement.text or ""), row_span=rows, col_span=cols,
+            text = placement.text or ""
+            cells.append(TableCell(row=r, col=c, text=cell_text(_without_caption_line(text) if r == 0 else text),
+                                   row_span=rows, col_span=cols,
                                    header=placement.tag == "th",
                                    bbox=as_box(placement.bbox) if placement.bbox is not None else None))
             c += cols
     return cells
+
+
+def _without_caption_line(text: str) -> str:
+    """A first row's cell text without a caption line over the cell's own ("Table 3: ...", centred over the column
+    whose heading lies under it)."""
+    first, _, rest = text.partition("\n")
+    return rest if rest.strip() and CAPTION.match(first.strip()) else text
 
 
 def _without_caption_rows(cells: list[TableCell]) -> list[TableCell]:

@@ -34,3 +34,19 @@ def display(latex: str) -> str:
 def formula_pages(folder: Path, name: str, formulas: list[str], preamble: str = "") -> Path:
     """A PDF with one display formula a page."""
     return compile_tex(folder, name, "\n\\newpage\n".join(display(latex) for latex in formulas), preamble)
+
+
+DESCRIBED = [("Harbour", "Tonnage landed at the three quays of the harbour in the year", "12,480"),
+             ("Markets", "Stalls let at the covered market and the weekly street market", "3,215"),
+             ("Libraries", "Loans of books and recordings by the four branch libraries", "240,757"),
+             ("Baths", "Admissions to the public baths and the open air pool", "98,952")]
+
+
+def described_table_pdf(folder: Path, width: str = "3.2cm", two_columns: bool = True) -> Path:
+    """A paper's page (in two columns, or one) with a captioned description table set without rules: a name, its
+    description wrapped (and justified) in a `p{}` column of the width, a count; prose above and below."""
+    rows = "\n".join(f"{name} & {text} & {count} \\\\" for name, text, count in DESCRIBED)
+    body = (f"{PROSE} {PROSE}\n\n\\begin{{table}}[h]\\centering\\caption{{Services of the borough}}\n"
+            f"\\begin{{tabular}}{{l p{{{width}}} r}}\nService & Description & Count \\\\\n{rows}\n"
+            f"\\end{{tabular}}\n\\end{{table}}\n\n{PROSE}")
+    return compile_tex(folder, "described", body, "\\twocolumn" if two_columns else "")

@@ -28,15 +28,19 @@ wrapped label or header lie a line apart); a table without them is left as it is
 
 import re
 from dataclasses import replace
+from itertools import pairwise
+from statistics import median
 
 from engine.figure_runs import YEAR
-from engine.geometry import union
+from engine.geometry import in_line, union
 from engine.stages.blocks import join_texts
 from engine.stages.classify import CAPTION
 from engine.table_grid import make_table
 from engine.types import BBox, Table, TableCell
 
 LINE_GAP = 0.8  # a wrapped line starts at most this many line heights below the line before it
+TIGHTER = 0.25  # of a line's height: how much closer than the rows a label's wrapped line stands, at least
+MIN_ROW_GAPS = 3  # rows apart that show how far the table's rows stand
 ALIGNED = 2.0  # points: two lines whose left edges, right edges or centres are this close are set in line
 CENTRED = 0.25  # of a row's pitch: a group label this close to the middle of its rows is set centred on them
 DIGIT = re.compile(r"\d")
@@ -228,8 +232,10 @@ def _continues(table: Table, row: int) -> bool:
         return False
     label, over = _covering(table, row, 0), _covering(table, row - 1, 0)
     if (label is not None and label.text and label.row == row and label.row_span == 1 and over is not None
-            and over.text and label.text[:1].islower() and not label.header and _stacked(over, label)):
-        return all(c.col == 0 for c in filled) or all(c.col == 0 for c in above)
+            and over.text and not label.header and _stacked(over, label)):
+        if label.text[:1].islower():
+            return all(c.col == 0 for c in filled) or all(c.col == 0 for c in above)
+        return all(c.col == 0 for c in above) and _tighter_than_rows(table, over, label)
     if len(filled) != 1 or filled[0].col == 0 or filled[0].row_span != 1 or not _wordy(filled[0].text):
         return False
     piece = filled[0]
@@ -237,6 +243,18 @@ def _continues(table: Table, row: int) -> bool:
     return (cell_above is not None and cell_above.text and _wordy(cell_above.text)
             and (cell_above.col, cell_above.col_span) == (piece.col, piece.col_span)
             and cell_above.row + cell_above.row_span - 1 == row - 1)
+
+
+def _tighter_than_rows(table: Table, upper: TableCell, lower: TableCell) -> bool:
+    """Whether a label's next line stands closer under it than the table's rows stand apart (a label wrapped in a
+    cell with padding: "Northern / Islands"), and at its left edge. Where rows stand as close as lines, a label
+    alone in its row is a section label."""
+    labels = sorted((c for c in table.cells if c.col == 0 and c.text and c.bbox is not None and not c.header),
+                    key=lambda c: c.row)
+    gaps = [b.bbox[1] - a.bbox[3] for a, b in pairwise(labels) if b.row == a.row + 1 and b is not lower]
+    line = _height(lower)
+    return (len(gaps) >= MIN_ROW_GAPS and abs(upper.bbox[0] - lower.bbox[0]) <= ALIGNED
+            and lower.bbox[1] - upper.bbox[3] < median(gaps) - TIGHTER * line)
 
 
 def centred_row_spans(table: Table) -> Table:
@@ -331,20 +349,26 @@ def _wrapped_over(upper: list[TableCell], lower: list[TableCell]) -> bool:
     (the longest headings reach highest): each of its cells sits a line above a cell of the lower row, in the same
     columns and aligned with it (left, right or centre), no year among them (a year heads the columns under it),
     and it holds more than half as many cells as the lower row, or half as many where the lower row's headings
-    already wrap (a row of group headings holds fewer, over headings of one line)."""
+    already wrap (a row of group headings holds fewer, over headings of one line), or each of its cells lies over
+    a wrapped heading alone (the longest heading of a header set at its foot: a group heading reaches over the
+    headings it groups)."""
     under = {(cell.col, cell.col_span): cell for cell in lower}
     pairs = [(cell, under.get((cell.col, cell.col_span))) for cell in upper]
-    if not pairs or any(below is None or not _stacked(cell, below) or not _aligned(cell, below)
+    if not pairs or any(below is None or not _stacked(cell, below) or not in_line(cell.bbox, below.bbox, ALIGNED)
                         or YEAR.fullmatch(cell.text.strip()) for cell, below in pairs):
         return False
     wrapping = any(_height(below) > 1.5 * _height(cell) for cell, below in pairs)
-    return 2 * len(upper) > len(lower) or (wrapping and 2 * len(upper) >= len(lower))
+    alone = all(_height(below) > 1.5 * _height(cell) and not any(
+        other is not below and _overlap_x(other, cell) for other in lower) for cell, below in pairs)
+    return 2 * len(upper) > len(lower) or (wrapping and 2 * len(upper) >= len(lower)) or alone
 
 
-def _aligned(upper: TableCell, lower: TableCell) -> bool:
-    """Whether two cells' texts share a left edge, a right edge or a centre (within ALIGNED points)."""
-    (a0, _, a1, _), (b0, _, b1, _) = upper.bbox, lower.bbox
-    return min(abs(a0 - b0), abs(a1 - b1), abs((a0 + a1) / 2 - (b0 + b1) / 2)) <= ALIGNED
+def _overlap_x(one: TableCell, other: TableCell) -> bool:
+    """Whether two cells' boxes share a stretch across (unknown boxes: no)."""
+    return (one.bbox is not None and other.bbox is not None
+            and min(one.bbox[2], other.bbox[2]) > max(one.bbox[0], other.bbox[0]))
+
+
 
 
 def _between_rows_joined(table: Table) -> Table:

@@ -57,7 +57,8 @@ class TableStage:
 
     folio's ruled-table rules propose tables, and so does a finder: on a page read from its text layer
     PyMuPDF's table finder (given in the input), on a rendered page the layout model's table regions,
-    structured by `layout_tables`; where two overlap, `choose_tables` keeps one of them.
+    structured by `layout_tables`; where two overlap, `choose_tables` keeps one of them. A caption a table's box
+    took in stays the page's text.
     """
 
     def __call__(self, pages: list[PageState]) -> list[PageState]:
@@ -66,10 +67,11 @@ class TableStage:
             own, found = table_candidates(page, frame)
             for region, table in (part for chosen in choose_tables(own, found, frame.lines, frame.rules)
                                   for part in reshaped(*chosen)):
-                inside = frame.on_page(_inside(frame.lines, region))
+                held = {id(line): line for line in _inside(frame.lines, region) if not CAPTION.match(line.text)}
+                inside = frame.on_page(list(held.values()))
                 taken = {id(line) for line in inside}
                 page.lines = [line for line in page.lines if id(line) not in taken]
-                frame.lines = [line for line in frame.lines if not _center_inside(line.bbox, region)]
+                frame.lines = [line for line in frame.lines if id(line) not in held]
                 text = " ".join(cell.text for cell in table.cells if cell.text)
                 page.blocks.append(Block(type="table", bbox=frame.page_box(region), lines=inside, text=text,
                                          table=table, confidence=mean_confidence(inside)))
@@ -188,7 +190,7 @@ def table_candidates(page: PageState, frame: TableFrame) -> tuple[list[Candidate
     if page.use_text_layer:
         pictures = [r.bbox for r in regions if r.type == "figure"]
         own = _outside(own, pictures)
-        found = [(item.bbox, join_wrapped_rows(item.table)) for item in page.input.found_tables]
+        found = [(item.bbox, item.table) for item in page.input.found_tables]
         supported = [box for box, _ in found] + [r.bbox for r in regions if r.type == "table"]
         if len(lines) <= MAX_ALIGNED_LINES:
             own += aligned_tables(lines, rules, [r for r, _ in own], pictures, supported)
@@ -202,7 +204,13 @@ def table_candidates(page: PageState, frame: TableFrame) -> tuple[list[Candidate
         found += aligned_tables(lines, rules, [region for region, _ in found], pictures, rivals=[r for r, _ in own])
         found += layout_tables(_unclaimed(captioned, own + found), lines, rules)
     figures = [box for box in pictures if _captioned(box, lines, FIGURE_CAPTION)]
-    return _outside(own, figures), _outside(found, figures)
+    return _wrapped_rows_joined(_outside(own, figures)), _wrapped_rows_joined(_outside(found, figures))
+
+
+def _wrapped_rows_joined(candidates: list[Candidate]) -> list[Candidate]:
+    """The candidates with their wrapped lines joined into the rows they continue, so that rivals are judged by
+    the rows a reader sees."""
+    return [(region, join_wrapped_rows(table)) for region, table in candidates]
 
 
 def _unclaimed(regions: list[Region], candidates: list[Candidate]) -> list[Region]:
@@ -276,7 +284,7 @@ def aligned_tables(lines: list[Line], rules: list[Rule], taken: list[BBox], pict
     region of the layout model only a table of figures or check boxes counts (a statistical table or a
     questionnaire's grid the model took for a picture; a screenshot's menus line up too, in words), and so, where
     `supported` is given, it does outside those boxes (on a text-layer page: the finder's tables and the layout
-    model's table regions)."""
+    model's table regions); a table captioned as one ("Table 3: ...") counts wherever it lies."""
     found: list[Candidate] = []
     for region in aligned_regions(lines):
         inside = _inside(lines, region)
@@ -287,7 +295,7 @@ def aligned_tables(lines: list[Line], rules: list[Rule], taken: list[BBox], pict
             continue
         figures_only = any(overlaps(region, picture) for picture in pictures) or (
             supported is not None and not any(overlaps(region, box) for box in supported))
-        if figures_only and _figure_share(inside) < MIN_FIGURE_SHARE:
+        if figures_only and _figure_share(inside) < MIN_FIGURE_SHARE and not _captioned(region, lines, TABLE_CAPTION):
             continue
         table = build_table(region, inside, [rule for rule in rules if center_inside(_widened(rule), region)])
         if table is not None:
@@ -357,13 +365,30 @@ def _header_span_rules(region: BBox, rules: list[Rule]) -> int:
     return sum(1 for r in horizontal if r.position < min(full) and (r.x0 > region[0] + EDGE or r.x1 < region[2] - EDGE))
 
 
-def _rank(table: Table, lines: list[Line], shown: tuple[int, int]) -> tuple[int, int, int]:
+def _rank(table: Table, lines: list[Line], shown: tuple[int, int]) -> tuple[int, int, int, int]:
     """Higher is better: text held (in steps of COVERAGE_STEP; a cell holding two figures side by side holds them
-    in the wrong place: two columns merged), nearness to the rows shown, then to the header spans the rules show."""
+    in the wrong place: two columns merged), nearness to the rows shown, then to the header spans the rules show,
+    then fewer rows whose key starts late."""
     rows, spans = shown
     spanning = sum(1 for cell in table.cells if cell.header and cell.col_span > 1)
     held = [cell for cell in table.cells if not any(two_figures(a, b) for a, b in pairwise(cell.text.split()))]
-    return round(cells_coverage(held, lines) / COVERAGE_STEP), -abs(table.rows - rows), -abs(spanning - spans)
+    return (round(cells_coverage(held, lines) / COVERAGE_STEP), -abs(table.rows - rows), -abs(spanning - spans),
+            -_late_keys(table, lines))
+
+
+def _late_keys(table: Table, lines: list[Line]) -> int:
+    """The rows whose first column's text starts half a line or more below another of their cells' text: a row
+    begins where its key does, and a cell's text above that is the row before's, wrapped (a finder cut the rows
+    mid-way through it)."""
+    tops: dict[int, dict[int, Line]] = {}
+    for cell in table.cells:
+        if cell.row_span > 1 or not cell.text or cell.bbox is None:
+            continue  # a label spanning rows is set in their middle
+        inside = [line for line in lines if _center_inside(line.bbox, cell.bbox)]
+        if inside:
+            tops.setdefault(cell.row, {})[cell.col] = min(inside, key=lambda line: line.bbox[1])
+    return sum(1 for firsts in tops.values() if 0 in firsts and len(firsts) >= 2 and firsts[0].bbox[1] - min(
+        line.bbox[1] for line in firsts.values()) >= 0.5 * firsts[0].height)
 
 
 def _widened(rule: Rule) -> BBox:

@@ -4,18 +4,19 @@ columns, the way camelot's stream mode and a reader's eye find one.
 A run of rows, each of two or more pieces apart from each other, is a table when its pieces line up in columns
 (their spans, merged across rows, leave gaps), at least three rows hold pieces in two or more of those columns,
 and its columns are not prose: none as wide as half the run (but a first column of long row labels beside
-figures), and beside the first one figures or short labels (two columns of running text are a page's layout, not a
-table), and few of them hold a formula's operators (a display formula's numerators, limits and operators line up
-too). Rows of a single piece inside the run that is no prose (a wrapped label, a section label) stay in it, and so
-does the stub's heading set between the rows of a two-level header; a caption line ("Table 3: ...") ends the run,
-so tables stacked under their titles are found one by one.
+figures, or a description column between columns of short pieces), and beside the first one figures or short
+labels (two columns of running text are a page's layout, not a table), and few of them hold a formula's operators
+(a display formula's numerators, limits and operators line up too). Rows of a single piece inside the run that is
+no prose (a wrapped label, a section label, a description's next line under it) stay in it, and so does the stub's
+heading set between the rows of a two-level header; a caption line ("Table 3: ...") ends the run, so tables stacked
+under their titles are found one by one.
 """
 
 import re
 from statistics import median
 
 from engine.figure_runs import body_figure, figure_or_mark, two_figures
-from engine.geometry import Row, merged_spans, text_rows, union
+from engine.geometry import Row, in_line, merged_spans, text_rows, union
 from engine.stages.classify import CAPTION
 from engine.types import BBox, Line
 
@@ -27,6 +28,9 @@ MIN_FIGURES = 0.6  # share of the pieces beside a wide first column that are fig
 MAX_WORDS = 4  # a piece beside the first column holding more words than this is prose
 MATH = re.compile(r"[=∑∏∫∮√∞∂∇]")  # what a formula's pieces hold and a statistical table's hardly ever
 MAX_MATH_SHARE = 0.2  # of a run's pieces holding MATH: more, and the run is a formula
+LINE_GAP = 0.8  # line heights between two lines of one heading, at most
+ALIGNED = 0.3  # line heights: two lines whose edges or centres are this close are set in line
+SAME_SIZE = 0.2  # of a line's height: lines of one heading differ in height by less
 GUTTER = 1.5  # line heights of empty band between two columns of a page's text, at least
 
 
@@ -59,19 +63,39 @@ def _prose(lines: list[Line]) -> bool:
 
 def _column_regions(lines: list[Line], height: float) -> list[BBox]:
     regions, run = [], []
-    for row in text_rows(lines):
+    rows = text_rows(lines)
+    for index, row in enumerate(rows):
         if run and row.top - run[-1].bottom > ROW_GAP * height:
             regions += _table_box(run, height)
             run = []
         if len(row.lines) == 1 and CAPTION.match(row.lines[0].text):  # the next table's title: this one ended
             regions += _table_box(run, height)
             run = []
-        elif _split(row, height) or (run and len(row.lines) == 1 and (_within(row, run) or _stub_heading(row, run))):
-            run.append(row)
+        elif _split(row, height) or (run and len(row.lines) == 1 and (
+                _within(row, run) or _stub_heading(row, run) or _wrapped_under(row.lines[0], run[-1], height))):
+            run = run + [row] if run else _heads_above(rows[:index], row, height) + [row]
         else:
             regions += _table_box(run, height)
             run = []
     return regions + _table_box(run, height)
+
+
+def _heads_above(above: list[Row], first: Row, height: float) -> list[Row]:
+    """The rows right above a run's first row that begin its column headings set to the bottom (a heading wrapped
+    over more lines than its neighbours starts higher): each a short piece a line above a piece of that row beside
+    its first, set in line with it (left, right or centre) in the same size (a units note over the table's corner
+    is neither)."""
+    heads: list[Row] = []
+    for row in reversed(above):
+        below = heads[0] if heads else first
+        piece = row.lines[0]
+        if len(row.lines) != 1 or CAPTION.match(piece.text) or len(piece.text.split()) > MAX_WORDS or (
+                below.top - row.bottom > LINE_GAP * height) or not any(
+                in_line(piece.bbox, line.bbox, ALIGNED * height)
+                and abs(piece.height - line.height) <= SAME_SIZE * line.height for line in beside_first(first)):
+            break
+        heads.insert(0, row)
+    return heads
 
 
 def _split(row: Row, height: float) -> bool:
@@ -99,6 +123,15 @@ def _within(row: Row, run: list[Row]) -> bool:
         piece.bbox[2] <= right + slack and len(piece.text.split()) <= MAX_WORDS))
 
 
+def _wrapped_under(piece: Line, above: Row, height: float) -> bool:
+    """A line of a cell's text wrapped under the row above: it starts where a piece of that row beside its first
+    starts, that piece holds words, and the line runs under no other piece of the row (a description wrapped in its
+    column, as TeX's `p{}` sets it), or under a line wrapped so before it."""
+    return any(abs(piece.bbox[0] - line.bbox[0]) <= 0.5 * height and len(line.text.split()) >= 2 and not any(
+        other is not line and min(other.bbox[2], piece.bbox[2]) > max(other.bbox[0], piece.bbox[0])
+        for other in above.lines) for line in beside_first(above) or above.lines)
+
+
 def _stub_heading(row: Row, run: list[Row]) -> bool:
     """A short piece left of a run of header rows only (no figures yet): the stub's heading, set between the rows
     of a two-level header (a group heading's row above, its sub-headings below)."""
@@ -108,13 +141,13 @@ def _stub_heading(row: Row, run: list[Row]) -> bool:
 
 def _table_box(run: list[Row], height: float) -> list[BBox]:
     """The run's box when its rows line up in columns that are not prose; else none. A single line after the last
-    row of pieces stays in the run only when it continues a label, in lower case inside the first column; else it
-    is the paragraph or the note below."""
+    row of pieces stays in the run only when it continues a label or a description (`_continues`); else it is the
+    paragraph or the note below."""
     split = [row for row in run if len(row.lines) >= 2]
     left = min((line.bbox[0] for row in split for line in row.lines), default=0.0)
     first = max((piece.bbox[2] for row in split if (piece := min(row.lines, key=lambda line: line.bbox[0])).bbox[0]
                  <= left + height), default=0.0)  # where the first column ends
-    while run and len(run[-1].lines) == 1 and not _continues_label(run[-1].lines[0], first + 0.5 * height):
+    while run and len(run[-1].lines) == 1 and not _continues(run, first + 0.5 * height, height):
         run = run[:-1]
     if len(split) < MIN_ROWS:
         return []
@@ -125,14 +158,30 @@ def _table_box(run: list[Row], height: float) -> list[BBox]:
     columns = merged_spans([(piece.bbox[0], piece.bbox[2]) for row in run[body:] for piece in row.lines], 1.0)
     box = union([line.bbox for line in pieces])
     width = box[2] - box[0]
-    beside = [line for line in pieces if line.bbox[0] > columns[0][1]]
+    wide = [index for index, (a, b) in enumerate(columns) if b - a > MAX_COLUMN_SHARE * width]
+    described = {id(line) for line in _described(columns, wide, pieces)}
+    beside = [line for line in pieces if line.bbox[0] > columns[0][1] and id(line) not in described]
     if len(columns) < 2 or not beside or sum(1 for line in beside if len(line.text.split()) > MAX_WORDS) > 0.2 * len(
             beside):
         return []
-    wide = [index for index, (a, b) in enumerate(columns) if b - a > MAX_COLUMN_SHARE * width]
+    if described:
+        return [box]
     if any(wide) or (wide and (len(columns) < 3 or _figures(beside) < MIN_FIGURES)):
         return []  # a wide first column: labels beside two or more columns of figures (not a list's page numbers)
     return [box]
+
+
+def _described(columns: list[tuple[float, float]], wide: list[int], pieces: list[Line]) -> list[Line]:
+    """The pieces of a description column: the one wide column, neither the first nor alone with it, between
+    columns of short pieces (a dataset's name, its wrapped description, its size), where every piece of the other
+    columns is short; else none. Prose set beside a column of labels is two columns, a page's two columns of text
+    hold long lines on both sides."""
+    if len(wide) != 1 or wide[0] == 0 or len(columns) < 3:
+        return []
+    start, end = columns[wide[0]]
+    inside = [line for line in pieces if start <= line.bbox[0] and line.bbox[2] <= end]
+    others = [line for line in pieces if not (start <= line.bbox[0] and line.bbox[2] <= end)]
+    return inside if all(len(line.text.split()) <= MAX_WORDS for line in others) else []
 
 
 def _figures(lines: list[Line]) -> float:
@@ -145,5 +194,9 @@ def beside_first(row: Row) -> list[Line]:
     return sorted(row.lines, key=lambda line: line.bbox[0])[1:]
 
 
-def _continues_label(line: Line, first_column_end: float) -> bool:
-    return line.text[:1].islower() and line.bbox[2] <= first_column_end
+def _continues(run: list[Row], first_column_end: float, height: float) -> bool:
+    """Whether the run's last line, alone in its row, goes on with the run: in lower case inside the first column
+    (a label), or starting with no capital wrapped under the row above (a description)."""
+    line = run[-1].lines[0]
+    return (line.text[:1].islower() and line.bbox[2] <= first_column_end) or (
+        not line.text[:1].isupper() and len(run) >= 2 and _wrapped_under(line, run[-2], height))

@@ -1,4 +1,4 @@
-from engine.geometry import merged_spans, text_rows
+from engine.geometry import in_line, merged_spans, text_rows
 from engine.types import Line
 
 
@@ -23,3 +23,10 @@ def test_tight_rows_chained_by_a_label_set_between_them_are_parted_again() -> No
     assert rows == [["Random forest", "40.1"], ["+ label smoothing", "89.7"], ["Fine-tuned"], ["Transformer", "80.3"]]
     side_by_side = [line("North", 100, 100), line("12", 141, 101), line("South", 100, 112)]
     assert [len(row.lines) for row in text_rows(side_by_side)] == [2, 1]
+
+
+def test_boxes_in_line_share_a_left_edge_a_right_edge_or_a_centre() -> None:
+    assert in_line((100, 0, 140, 9), (100.5, 12, 180, 21), 1.0)  # left
+    assert in_line((120, 0, 180, 9), (60, 12, 179.5, 21), 1.0)  # right
+    assert in_line((110, 0, 130, 9), (100, 12, 140, 21), 1.0)  # centre
+    assert not in_line((105, 0, 125, 9), (100, 12, 160, 21), 1.0)

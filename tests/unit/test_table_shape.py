@@ -59,6 +59,25 @@ def test_a_row_label_wrapped_over_lines_is_one_row_whatever_line_its_figures_are
         ["Households with a member in paid employment", "7", "8"], ["Agriculture", "", ""], ["Crops", "3", "4"]]
 
 
+def test_a_capitalised_label_wrapped_closer_than_the_rows_stand_is_one_row_but_not_in_a_tight_table():
+    """Cells with padding: the rows stand 8 pt apart, a label's two lines 3 pt ("Northern" over "Islands", its
+    figures on the second line). In a table whose rows stand as close as lines, a label alone in its row is a
+    section label over the row below."""
+    rows = [["Region", "2019", "2020"], ["Capital region", "12", "14"], ["West", "9", "11"], ["Northern", "", ""],
+            ["Islands", "7", "8"], ["Valley", "3", "4"], ["South", "5", "6"]]
+
+    def set_at(tops: list[float]) -> Table:
+        table = grid(rows)
+        for cell in table.cells:
+            cell.bbox = (cell.bbox[0], tops[cell.row], cell.bbox[2], tops[cell.row] + LINE)
+        return table
+
+    padded = set_at([100, 117, 134, 151, 163, 180, 197])
+    assert texts(join_wrapped_rows(padded))[3] == ["Northern Islands", "7", "8"]
+    tight = set_at([100 + ROW * r for r in range(len(rows))])
+    assert texts(join_wrapped_rows(tight)) == rows
+
+
 def test_lines_a_row_apart_are_rows_even_in_lower_case():
     spaced = grid([["Item", "Men"], ["tons of grain", "12"], ["litres of milk", "7"]])
     far = make_table(3, 2, [TableCell(c.row, c.col, c.text, header=c.header,

@@ -112,6 +112,30 @@ def test_overlapping_tables_one_kept_by_the_rows_the_page_shows():
     assert choose_tables([(region, missing_text)], [(region, merged)], lines, []) == [(region, merged)]
 
 
+def test_of_two_tables_alike_the_one_whose_rows_begin_at_their_keys_is_kept():
+    """A description wrapped over two lines in each row: a finder that cut the rows between the lines of a
+    description put its second line into the next row, whose key stands a line lower. The two tables hold the
+    same text in as many rows; the one whose rows start where their keys do is kept, whichever proposed it."""
+    region = (90.0, 95.0, 300.0, 135.0)
+    lines = [line("SST-2", 100, 100, 130), line("Movie reviews labelled", 150, 100, 250), line("70,042", 270, 100, 295),
+             line("with their sentiment", 150, 110, 240), line("MNLI", 100, 120, 130),
+             line("Sentence pairs from ten", 150, 120, 250), line("432,702", 265, 120, 295),
+             line("genres", 150, 130, 180)]
+
+    def table(rows: list[tuple[float, float, list[str]]]) -> object:
+        cells = [TableCell(row=r, col=c, text=text, bbox=(x0, top, x1, bottom))
+                 for r, (top, bottom, texts) in enumerate(rows)
+                 for c, (text, (x0, x1)) in enumerate(zip(texts, [(95, 140), (145, 260), (262, 300)]))]
+        return make_table(len(rows), 3, cells)
+
+    keyed = table([(98, 119, ["SST-2", "Movie reviews labelled with their sentiment", "70,042"]),
+                   (119, 139, ["MNLI", "Sentence pairs from ten genres", "432,702"])])
+    cut = table([(98, 109, ["SST-2", "Movie reviews labelled", "70,042"]),
+                 (109, 139, ["MNLI", "with their sentiment Sentence pairs from ten genres", "432,702"])])
+    assert choose_tables([(region, keyed)], [(region, cut)], lines, []) == [(region, keyed)]
+    assert choose_tables([(region, cut)], [(region, keyed)], lines, []) == [(region, keyed)]
+
+
 def test_a_caption_the_finder_took_into_its_table_is_left_out_with_its_box():
     from pages.pdf_layout import _without_caption_rows
 

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import cv2
 import pymupdf
+import pytest
 
 from engine.config import EngineConfig
 from engine.pipeline import build_pipeline
@@ -15,6 +16,7 @@ from engine.stages.text_tables import aligned_regions
 from engine.types import Line
 from pages.pdf import page_input
 from tests import pdfs
+from tests.tex import DESCRIBED, described_table_pdf
 
 HEADER = [["Sector", "Number of", "Average", "Persons"], ["", "enterprises", "monthly", "employed"],
           ["", "", "earnings", ""]]
@@ -52,6 +54,71 @@ def test_two_columns_of_prose_are_no_table():
     lines = [Line(text=text, bbox=(x, 100 + 12 * r, x + 230, 109 + 12 * r), size=9, confidence=0.95)
              for r, text in enumerate(prose) for x in (60, 310)]
     assert aligned_regions(lines) == []
+
+
+def described_rows(rows: list[tuple[str, list[str], str]], top: float = 100.0) -> list[Line]:
+    """OCR's lines of a description table: a name, its description wrapped over lines in a column 120 pt wide, a
+    count; a row starts a line below the last one's description ends."""
+    lines, y = [], top
+    for name, description, count in rows:
+        lines += [Line(text=text, bbox=(x, y, x + 30, y + 9), size=9) for x, text in ((60, name), (270, count)) if text]
+        for text in description:
+            lines.append(Line(text=text, bbox=(120, y, 120 + 5 * len(text), y + 9), size=9))
+            y += 12
+    return lines
+
+
+DESCRIPTIONS = [("Service", ["Description"], "Count"),
+                ("Harbour", ["Tonnage landed at the three", "quays of the harbour in the", "year"], "12,480"),
+                ("Markets", ["Stalls let at the covered", "market and the weekly street", "market"], "3,215"),
+                ("Libraries", ["Loans of books and record-", "ings by the four branch li-", "braries"], "240,757")]
+
+
+def test_a_description_column_between_names_and_counts_is_a_table_down_to_its_last_line():
+    """The description column is wider than half the table and its lines hold more words than a label: between
+    columns of short pieces it is a table's column, and its lines wrapped under each row, the last row's too, are
+    the table's."""
+    lines = described_rows(DESCRIPTIONS)
+    [region] = aligned_regions(lines)
+    assert region[1] == 100 and region[3] == max(line.bbox[3] for line in lines)
+
+
+def test_prose_beside_a_column_of_labels_or_with_long_pieces_beside_it_is_no_table():
+    """Side headings beside their paragraphs (two columns), or a wide column between columns that hold more than
+    labels, are a page's text."""
+    side_headings = [(name, description, "") for name, description, _ in DESCRIPTIONS]
+    assert aligned_regions(described_rows(side_headings)) == []
+    wordy = [(name, description, "as in the year before it") for name, description, _ in DESCRIPTIONS]
+    assert aligned_regions(described_rows(wordy)) == []
+
+
+def test_in_a_picture_region_a_table_captioned_as_one_counts_though_it_holds_words():
+    """The layout model took a column of a scanned paper, a description table and its caption in it, for one
+    picture: a table of words in a picture counts only when its caption says it is a table."""
+    lines = described_rows(DESCRIPTIONS)
+    picture = (50.0, 60.0, 320.0, 260.0)
+    assert aligned_tables(lines, [], [], [picture]) == []
+    caption = Line(text="Table 2: Services of the borough", bbox=(80, 86, 260, 95), size=9)
+    [(region, table)] = aligned_tables([caption, *lines], [], [], [picture])
+    assert region[1] == 100 and (table.rows, table.cols) == (10, 3)
+
+
+def test_a_header_set_at_its_foot_starts_at_its_longest_headings_first_line():
+    """Headings set to the bottom of the header: the longest starts a line higher, alone in its row above the
+    first row of pieces. The table starts with it, and it is one heading with its lines below; a units note set
+    over the table's corner, in line with no heading or smaller than the headings, stays out."""
+    lines = ocr_lines([["", "", "", "Hours"], ["", "Number of", "Average", "worked"],
+                       ["Sector", "enterprises", "earnings", "per week"]] + BODY)
+    [region] = aligned_regions(lines)
+    assert region[1] == 100
+    [found] = aligned_tables(lines, [], [])
+    [(_, table)] = reshaped(*found)
+    assert [c.text for c in table.cells if c.row == 0] == ["Sector", "Number of enterprises", "Average earnings",
+                                                           "Hours worked per week"]
+    units = Line(text="(Number of persons)", bbox=(330, 88, 440, 97), size=9)  # over the corner, in line with none
+    assert aligned_regions([units, *lines]) == [region]
+    small = Line(text="(Number of persons)", bbox=(340, 91, 410, 97), size=6)  # in line with "Hours", smaller
+    assert aligned_regions([small, *lines]) == [region]
 
 
 def test_a_table_elsewhere_on_the_page_is_not_found_twice():
@@ -261,3 +328,24 @@ def test_rows_whose_figures_stand_a_word_space_apart_are_rows_of_the_table():
     lines += row(133, [("Northern Islands 8,592,743", 20, 117)] + figures)
     [region] = aligned_regions(lines)
     assert region[3] == 144
+
+
+@pytest.mark.parametrize("scan", [False, True], ids=["born-digital", "scanned"])
+@pytest.mark.parametrize(("width", "two_columns"), [("3.2cm", True), ("5cm", False)], ids=["paper", "page"])
+def test_a_description_table_without_rules_keeps_each_description_in_its_row_and_its_caption_out(
+        tmp_path: Path, scan: bool, width: str, two_columns: bool):
+    """Through the real pipeline, pdfLaTeX pages: each row's description wrapped and justified over lines in a
+    paper's column (PyMuPDF's finder cut its rows between a description's lines, and on the scan the layout model
+    saw no table), or set across a page (the finder took the caption into the description's heading). One table,
+    each description whole in its row, the prose and the caption outside it."""
+    path = described_table_pdf(tmp_path, width, two_columns)
+    path = scanned(path, tmp_path) if scan else path
+    with pymupdf.open(path) as opened:
+        inputs = [page_input(opened[0], "p", path)]
+    [result] = build_pipeline(EngineConfig(device="cpu", formula_model="none"))(inputs)
+    [table] = [block.table for block in result.blocks if block.type == "table"]
+    rows = [[c.text for c in table.cells if c.row == r] for r in range(table.rows)]
+    assert rows == [["Service", "Description", "Count"], *[list(row) for row in DESCRIBED]]
+    assert [(block.type, block.text) for block in result.blocks if block.type != "table"][1] == (
+        "caption", "Table 1: Services of the borough")
+    assert [block.type for block in result.blocks if block.type != "table"] == ["text", "caption", "text"]
