@@ -20,7 +20,9 @@ from engine.figure_runs import (
     two_figures,
 )
 from engine.geometry import Row, area, center_inside, mean_confidence, merged_spans, overlaps, text_rows, union
+from engine.lone_letters import lone_letters_cased
 from engine.marks import MARKS, mark_lines
+from engine.missing_marks import missing_marks
 from engine.rules import Rule, rules_from_boxes, rules_from_image
 from engine.skew import MIN_SKEW, level, levelled_box, scan_skew
 from engine.stages.blocks import join_lines
@@ -82,7 +84,9 @@ class TableStage:
 class TableFrame:
     """Where a page's tables are looked for: its lines, rules and layout regions, levelled when the page is a scan
     turned by a little (rows of a table at 1.5 degrees drift by a row across it, and rows run into each other),
-    with the check boxes of a scan as lines of their own (engine/marks.py), its OCR lines as wide as their ink
+    with the check boxes of a scan and the dashes and dots OCR's detector passed over as lines of their own
+    (engine/marks.py, engine/missing_marks.py), a letter read alone in the case its ink shows
+    (engine/lone_letters.py), its OCR lines as wide as their ink
     (`inked`) and a turned column head's lines as one (`turned_heads`); a text-layer line typed in a monospaced
     font in its cells (`spaced_apart`), one that runs on across a gutter beside a figure cut there
     (`figures_apart`), and the words of a justified line the text layer holds apart joined (`justified_lines`).
@@ -129,6 +133,11 @@ class TableFrame:
         read = {id(reading) for _, reading in marks if reading is not None}
         originals |= {id(mark): originals.get(id(reading), reading) for mark, reading in marks if reading is not None}
         lines = [line for line in lines if id(line) not in read] + [mark for mark, _ in marks]
+        cased = lone_letters_cased(grey, page.image_scale, lines)
+        originals |= {id(letter): originals.get(id(line), line) for line in lines if (letter := cased.get(id(line)))}
+        lines = [cased.get(id(line), line) for line in lines]
+        lines += missing_marks(grey, page.image_scale, lines,
+                               [r.bbox for r in regions if r.type == "table"] + aligned_regions(lines))
         cut = cut_figure_runs(lines, grey, page.image_scale)
         cut = {id(line): cut.get(id(line)) or figures_apart(line) for line in lines}
         originals |= {id(piece): originals.get(id(line), line) for line in lines for piece in cut[id(line)]}

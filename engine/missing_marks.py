@@ -1,0 +1,93 @@
+"""Missing-value marks on a page image that OCR's detector passes over: a statistical table's lone dash ("-", "–")
+or run of dots (".."), set in a cell of its own, is too thin or too small for the detector to call a text line,
+yet it is the cell's whole content. Found by their shape, clear of every line OCR read and beside text of the
+same row."""
+
+from statistics import median
+
+import cv2
+import numpy as np
+
+from engine.types import BBox, Line
+
+HYPHEN, EN_DASH = "-", "\u2013"
+MAX_DASH_HEIGHT = 0.2  # of the median line height
+MIN_DASH_WIDTH, MAX_DASH_WIDTH = 0.2, 1.2  # of the median line height
+MIN_DASH_ASPECT = 1.8  # width over height (a hyphen at 150 dpi is 6 by 3 pixels)
+EN_DASH_WIDTH = 0.4  # of the median line height: a wider dash is an en dash, a narrower one a hyphen
+MAX_DOT = 0.2  # of the median line height, either side of a dot
+DOT_GAP = 0.6  # of the median line height between two dots of one run, at most
+MIN_DOTS, MAX_DOTS = 2, 3  # a longer run is leaders, a single dot a speck
+CLEARANCE = 0.3  # of the median line height: a mark this near a line's box is part of that line's text
+CONFIDENCE = 0.9  # of a mark found by its shape
+IN_ROW = (0.35, 0.95)  # where a mark's middle lies in a line's box, from its top, in shares of its height
+WINDOW_MARGIN = 0.5  # of the median line height around each window
+
+
+def missing_marks(grey: np.ndarray, scale: float, lines: list[Line], windows: list[BBox]) -> list[Line]:
+    """Dashes and runs of two or three dots inside the windows (where tables may lie) of a greyscale page image
+    (pixels per point `scale`), as lines in points: each clear of every line, within the height of a line of its
+    row that stands left of it."""
+    if not lines or scale <= 0:
+        return []
+    height = median(line.height for line in lines)
+    found: dict[BBox, str] = {}
+    for x0, y0, x1, y1 in windows:
+        margin = WINDOW_MARGIN * height
+        found |= dict(_marks_in(grey, scale, lines, (x0 - margin, y0 - margin, x1 + margin, y1 + margin), height))
+    return [Line(text=text, bbox=box, size=height, confidence=CONFIDENCE) for box, text in found.items()]
+
+
+def _marks_in(grey: np.ndarray, scale: float, lines: list[Line], window: BBox, height: float
+              ) -> list[tuple[BBox, str]]:
+    x0, y0 = max(0, int(window[0] * scale)), max(0, int(window[1] * scale))
+    x1, y1 = min(grey.shape[1], int(np.ceil(window[2] * scale))), min(grey.shape[0], int(np.ceil(window[3] * scale)))
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return []
+    _, ink = cv2.threshold(grey[y0:y1, x0:x1], 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
+    count, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    stats = stats[1:count]
+    small = stats[(stats[:, 2] <= MAX_DASH_WIDTH * height * scale) & (stats[:, 3] <= MAX_DOT * height * scale)]
+    corners = (small[:, :2] + np.array([x0, y0])) / scale
+    boxes = np.hstack([corners, corners + small[:, 2:4] / scale])
+    shaped = [(box, _dash(box, height), _dot(box, height)) for box in map(tuple, boxes.tolist())]
+    shaped = [item for item in shaped if item[1] or item[2]]
+    taken = np.array([line.bbox for line in lines]) + CLEARANCE * height * np.array([-1, -1, 1, 1])
+    free = [(box, dash) for box, dash, _ in shaped if not np.any(
+        (box[0] < taken[:, 2]) & (taken[:, 0] < box[2]) & (box[1] < taken[:, 3]) & (taken[:, 1] < box[3]))]
+    marks = [(box, EN_DASH if box[2] - box[0] >= EN_DASH_WIDTH * height else HYPHEN) for box, dash in free if dash]
+    marks += _dot_runs([box for box, dash in free if not dash], height)
+    return [(box, text) for box, text in marks if _in_row(box, lines)]
+
+
+def _dash(box: BBox, height: float) -> bool:
+    width, tall = box[2] - box[0], max(box[3] - box[1], 1e-6)
+    return (tall <= MAX_DASH_HEIGHT * height and MIN_DASH_WIDTH * height <= width <= MAX_DASH_WIDTH * height
+            and width >= MIN_DASH_ASPECT * tall)
+
+
+def _dot(box: BBox, height: float) -> bool:
+    width, tall = box[2] - box[0], box[3] - box[1]
+    return 0 < width <= MAX_DOT * height and 0 < tall <= MAX_DOT * height and max(width, tall) <= 2 * min(width, tall)
+
+
+def _dot_runs(dots: list[BBox], height: float) -> list[tuple[BBox, str]]:
+    """Dots side by side on one baseline, DOT_GAP apart at most, as runs of MIN_DOTS to MAX_DOTS."""
+    runs: list[list[BBox]] = []
+    for dot in sorted(dots, key=lambda box: box[0]):
+        run = next((run for run in runs if 0 <= dot[0] - run[-1][2] <= DOT_GAP * height
+                    and abs(dot[3] - run[-1][3]) <= MAX_DOT * height), None)
+        if run is None:
+            runs.append([dot])
+        else:
+            run.append(dot)
+    return [((run[0][0], min(d[1] for d in run), run[-1][2], max(d[3] for d in run)), "." * len(run))
+            for run in runs if MIN_DOTS <= len(run) <= MAX_DOTS]
+
+
+def _in_row(box: BBox, lines: list[Line]) -> bool:
+    """Whether the mark stands in the row of a line left of it: its middle in that line's ink band (a dash at half
+    the x-height, dots on the baseline), not at the edge of the line's box (a broken rule between two rows)."""
+    middle = (box[1] + box[3]) / 2
+    return any(line.bbox[2] <= box[0] and IN_ROW[0] <= (middle - line.bbox[1]) / max(line.height, 1e-6) <= IN_ROW[1]
+               for line in lines)

@@ -1,0 +1,95 @@
+"""Missing-value marks OCR's detector passes over (engine/missing_marks.py): found by their shape on a rendered
+page, in the rows of the lines OCR read, and kept in their cells of a scanned table."""
+
+import cv2
+import numpy as np
+import pymupdf
+
+from engine.config import EngineConfig
+from engine.missing_marks import missing_marks
+from engine.pipeline import build_pipeline
+from engine.types import Line
+from pages.pdf import page_input
+from tests.vlm_pages import scanned_copy
+
+ROWS = [("Harbour", "12.5", "\u2013", "7"), ("Markets", "..", "3.1", "-"), ("Libraries", "4.0", "8.2", "...")]
+COLUMNS = (72, 200, 260, 320)
+MARK_TEXTS = ("\u2013", "-", "..", "...")
+
+
+def rendered(rows: list[tuple[str, ...]], dpi: int = 150) -> tuple[np.ndarray, float, list[Line]]:
+    """A page of rows in columns, rendered grey at `dpi`, with the lines OCR would read: every cell but the marks."""
+    document = pymupdf.open()
+    page = document.new_page()
+    writer, font = pymupdf.TextWriter(page.rect), pymupdf.Font("helv")
+    lines = []
+    for r, row in enumerate(rows):
+        y = 100 + 14 * r
+        for x, text in zip(COLUMNS, row):
+            writer.append((x, y), text, font=font, fontsize=9)
+            if text and text not in MARK_TEXTS:
+                width = font.text_length(text, fontsize=9)
+                lines.append(Line(text=text, bbox=(x, y - 7, x + width, y + 2), size=9, confidence=0.95))
+    writer.write_text(page)
+    pixmap = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY)
+    grey = np.frombuffer(pixmap.samples, np.uint8).reshape(pixmap.height, pixmap.width)
+    return grey, dpi / 72, lines
+
+
+def test_dashes_and_runs_of_dots_alone_in_their_cells_are_found_with_their_text():
+    grey, scale, lines = rendered(ROWS)
+    marks = missing_marks(grey, scale, lines, [(60.0, 85.0, 360.0, 140.0)])
+    column = {x: index for index, x in enumerate(COLUMNS)}
+    found = sorted((round((mark.bbox[3] - 100) / 14), column[min(COLUMNS, key=lambda x: abs(x - mark.bbox[0]))],
+                    mark.text) for mark in marks)
+    assert found == [(0, 2, "\u2013"), (1, 1, ".."), (1, 3, "-"), (2, 3, "...")]
+
+
+def test_nothing_is_found_outside_the_windows_where_a_line_holds_the_mark_or_with_no_text_left_of_it():
+    grey, scale, lines = rendered(ROWS)
+    assert missing_marks(grey, scale, lines, [(60.0, 300.0, 360.0, 400.0)]) == []
+    read = [Line(text=text, bbox=(x, 100 + 14 * r - 7, x + 12, 100 + 14 * r + 2), size=9)
+            for r, row in enumerate(ROWS) for x, text in zip(COLUMNS, row) if text in MARK_TEXTS]
+    assert missing_marks(grey, scale, lines + read, [(60.0, 85.0, 360.0, 140.0)]) == []
+    alone, _, alone_lines = rendered([("", "", "\u2013", "7")])
+    assert missing_marks(alone, scale, alone_lines, [(60.0, 85.0, 360.0, 140.0)]) == []
+
+
+def test_specks_leaders_and_rules_are_no_marks():
+    """A single speck is no mark, a row of leader dots is no run of two or three, a rule is longer than a dash, and
+    the pieces of a broken rule lie at the edge of the rows' lines, not in their ink band."""
+    grey, scale, lines = rendered([("Harbour", "12.5", "", "7")])
+    speckled = grey.copy()
+    cv2.circle(speckled, (int(230 * scale), int(97 * scale)), 1, 0, -1)
+    for k in range(8):
+        cv2.circle(speckled, (int((130 + 4 * k) * scale), int(99 * scale)), 1, 0, -1)
+    cv2.line(speckled, (int(60 * scale), int(120 * scale)), (int(360 * scale), int(120 * scale)), 0, 2)
+    for x in range(150, 360, 12):  # a rule between two rows the scan broke into pieces, at the edge of the lines
+        cv2.line(speckled, (int(x * scale), int(94 * scale)), (int((x + 4) * scale), int(94 * scale)), 0, 1)
+    assert missing_marks(speckled, scale, lines, [(60.0, 85.0, 360.0, 125.0)]) == []
+
+
+def test_a_scanned_statistical_table_keeps_its_missing_value_marks_in_their_cells(tmp_path):
+    """Through the real pipeline, a 150 dpi scan of a table whose empty cells hold a dash or dots, or a small "x":
+    each cell holds its mark (the detector reads none of the dashes and dots, the recognizer reads "x" as "X")."""
+    header = ("Service", "2019", "2020", "2021")
+    body = [("Harbour", "12.5", "\u2013", "7.0"), ("Markets", "..", "3.1", "4.4"), ("Libraries", "4.0", "8.2", "-"),
+            ("Baths", "6.6", "..", "2.9"), ("Parks", "1.2", "x", "\u2013")]
+    document = pymupdf.open()
+    page = document.new_page()
+    writer, font = pymupdf.TextWriter(page.rect), pymupdf.Font("helv")
+    for r, row in enumerate([header, *body]):
+        for c, text in enumerate(row):
+            x = 72 if c == 0 else 200 + 60 * c - font.text_length(text, fontsize=10)  # figures right-aligned
+            writer.append((x, 120 + 16 * r), text, font=font, fontsize=10)
+    writer.write_text(page)
+    for y in (106, 126, 126 + 16 * len(body)):
+        page.draw_line((70, y), (382, y), width=0.6)
+    document.save(tmp_path / "marks.pdf")
+    scan = scanned_copy(tmp_path / "marks.pdf", tmp_path / "marks-scan.pdf")
+    with pymupdf.open(scan) as opened:
+        inputs = [page_input(opened[0], "p", scan)]
+    [result] = build_pipeline(EngineConfig(device="cpu", formula_model="none"))(inputs)
+    [table] = [block.table for block in result.blocks if block.type == "table"]
+    rows = [[c.text for c in table.cells if c.row == r] for r in range(table.rows)]
+    assert rows == [list(header), *[list(row) for row in body]]
