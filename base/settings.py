@@ -22,6 +22,13 @@ def default_home() -> Path:
     return Path("/var/lib/folio") if hasattr(os, "geteuid") and os.geteuid() == 0 else Path("~/.folio")
 
 
+def default_engine_cache() -> Path:
+    """Where derived models are kept unless FOLIO_ENGINE_CACHE says: they are made from the installed models'
+    files, the same for every home, so once per user ($XDG_CACHE_HOME/folio/engines, else ~/.cache/folio/engines);
+    a new home would otherwise make them again on its first run (a minute of two cores)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or "~/.cache") / "folio" / "engines"
+
+
 def default_workers() -> int:
     """Batches at once unless FOLIO_WORKERS says: one a core, up to MAX_DEFAULT_WORKERS. Reading and parsing a page is
     much Python, so processes of one thread each parse more pages a second than one process whose models use every
@@ -54,7 +61,7 @@ class Settings(BaseSettings):
     gpu_slots: int = Field(default=1, ge=1, le=64, description="batch tasks that may hold the GPU at once")
     engine_cache_dir: Path | None = Field(default=None, alias="FOLIO_ENGINE_CACHE", description="where derived "
                                           "models are kept (TensorRT plans, int8 and exported graphs); unset: "
-                                          "engines/ under home")
+                                          "the user's cache, shared by every home (default_engine_cache)")
     ocr_int8: bool = Field(default=PIPELINE.ocr_int8, description="on CPU, read text lines with small's recognizer "
                            "quantized to int8 (made once into the engine cache); false: the float model")
     cpu_bf16: bool = Field(default=PIPELINE.cpu_bf16, description="on CPU, run the formula encoder and tiny's text "
@@ -136,7 +143,7 @@ class Settings(BaseSettings):
 
     @property
     def engine_cache(self) -> Path:
-        return self.engine_cache_dir.expanduser().resolve() if self.engine_cache_dir else self.home_dir / "engines"
+        return (self.engine_cache_dir or default_engine_cache()).expanduser().resolve()
 
     @property
     def spool(self) -> Path:
