@@ -28,7 +28,7 @@ MIN_FIGURES = 0.6  # share of the pieces beside a wide first column that are fig
 MAX_WORDS = 4  # a piece beside the first column holding more words than this is prose
 MATH = re.compile(r"[=∑∏∫∮√∞∂∇]")  # what a formula's pieces hold and a statistical table's hardly ever
 MAX_MATH_SHARE = 0.2  # of a run's pieces holding MATH: more, and the run is a formula
-LINE_GAP = 0.8  # line heights between two lines of one heading, at most
+HEADING_GAP = 0.5  # of a line's height: the blank between two lines of one heading, at most
 ALIGNED = 0.3  # line heights: two lines whose edges or centres are this close are set in line
 SAME_SIZE = 0.2  # of a line's height: lines of one heading differ in height by less
 GUTTER = 1.5  # line heights of empty band between two columns of a page's text, at least
@@ -90,7 +90,7 @@ def _heads_above(above: list[Row], first: Row, height: float) -> list[Row]:
         below = heads[0] if heads else first
         piece = row.lines[0]
         if len(row.lines) != 1 or CAPTION.match(piece.text) or len(piece.text.split()) > MAX_WORDS or (
-                below.top - row.bottom > LINE_GAP * height) or not any(
+                below.top - row.bottom > HEADING_GAP * piece.height) or not any(
                 in_line(piece.bbox, line.bbox, ALIGNED * height)
                 and abs(piece.height - line.height) <= SAME_SIZE * line.height for line in beside_first(first)):
             break

@@ -106,7 +106,8 @@ def test_in_a_picture_region_a_table_captioned_as_one_counts_though_it_holds_wor
 def test_a_header_set_at_its_foot_starts_at_its_longest_headings_first_line():
     """Headings set to the bottom of the header: the longest starts a line higher, alone in its row above the
     first row of pieces. The table starts with it, and it is one heading with its lines below; a units note set
-    over the table's corner, in line with no heading or smaller than the headings, stays out."""
+    over the table's corner, in line with no heading, smaller than the headings or farther above them than a
+    heading's lines stand apart, stays out."""
     lines = ocr_lines([["", "", "", "Hours"], ["", "Number of", "Average", "worked"],
                        ["Sector", "enterprises", "earnings", "per week"]] + BODY)
     [region] = aligned_regions(lines)
@@ -119,6 +120,8 @@ def test_a_header_set_at_its_foot_starts_at_its_longest_headings_first_line():
     assert aligned_regions([units, *lines]) == [region]
     small = Line(text="(Number of persons)", bbox=(340, 91, 410, 97), size=6)  # in line with "Hours", smaller
     assert aligned_regions([small, *lines]) == [region]
+    apart = Line(text="(In thousands)", bbox=(367, 85, 417, 94), size=9)  # centred over "worked", 6 pt over "Hours"
+    assert aligned_regions([apart, *lines]) == [region]
 
 
 def test_a_table_elsewhere_on_the_page_is_not_found_twice():
