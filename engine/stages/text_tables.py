@@ -72,7 +72,7 @@ def _column_regions(lines: list[Line], height: float) -> list[BBox]:
             regions += _table_box(run, height)
             run = []
         elif _split(row, height) or (run and len(row.lines) == 1 and (
-                _within(row, run) or _stub_heading(row, run) or _wrapped_under(row.lines[0], run[-1], height))):
+                _within(row, run) or _stub_heading(row, run) or _wrapped_under(row.lines[0], run, height))):
             run = run + [row] if run else _heads_above(rows[:index], row, height) + [row]
         else:
             regions += _table_box(run, height)
@@ -123,10 +123,14 @@ def _within(row: Row, run: list[Row]) -> bool:
         piece.bbox[2] <= right + slack and len(piece.text.split()) <= MAX_WORDS))
 
 
-def _wrapped_under(piece: Line, above: Row, height: float) -> bool:
-    """A line of a cell's text wrapped under the row above: it starts where a piece of that row beside its first
-    starts, that piece holds words, and the line runs under no other piece of the row (a description wrapped in its
-    column, as TeX's `p{}` sets it), or under a line wrapped so before it."""
+def _wrapped_under(piece: Line, run: list[Row], height: float) -> bool:
+    """A line of a cell's text wrapped under the run's last row: it starts where a piece of that row beside its
+    first starts, that piece holds words, and the line runs under no other piece of the row (a description wrapped
+    in its column, as TeX's `p{}` sets it), or under a line wrapped so before it; never in the run's first column
+    (a note and the prose under it)."""
+    above = run[-1]
+    if piece.bbox[0] <= min(line.bbox[0] for row in run for line in row.lines) + height:
+        return False
     return any(abs(piece.bbox[0] - line.bbox[0]) <= 0.5 * height and len(line.text.split()) >= 2 and not any(
         other is not line and min(other.bbox[2], piece.bbox[2]) > max(other.bbox[0], piece.bbox[0])
         for other in above.lines) for line in beside_first(above) or above.lines)
@@ -199,4 +203,4 @@ def _continues(run: list[Row], first_column_end: float, height: float) -> bool:
     (a label), or starting with no capital wrapped under the row above (a description)."""
     line = run[-1].lines[0]
     return (line.text[:1].islower() and line.bbox[2] <= first_column_end) or (
-        not line.text[:1].isupper() and len(run) >= 2 and _wrapped_under(line, run[-2], height))
+        not line.text[:1].isupper() and len(run) >= 2 and _wrapped_under(line, run[:-1], height))

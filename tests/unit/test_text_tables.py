@@ -124,6 +124,20 @@ def test_a_header_set_at_its_foot_starts_at_its_longest_headings_first_line():
     assert aligned_regions([apart, *lines]) == [region]
 
 
+def test_a_note_and_the_prose_under_a_table_end_it_there():
+    """A note and a source line under a table, then a paragraph, all from the table's left edge: the paragraph's
+    lines are no description wrapped under the note, and the table is found, down to its last row."""
+    lines = ocr_lines(HEADER + BODY)
+    bottom = max(line.bbox[3] for line in lines)
+    below = [("Note: figures may not add up", 60, 190), ("Source: National Statistics Office", 60, 220),
+             ("Compared with the previous quarter, employment rose slightly in most regions", 60, 480),
+             ("most regions.", 60, 120)]
+    under = [Line(text=text, bbox=(x0, bottom + 4 + 12 * i, x1, bottom + 13 + 12 * i), size=9)
+             for i, (text, x0, x1) in enumerate(below)]
+    [region] = aligned_regions(lines + under)
+    assert region[3] == bottom
+
+
 def test_a_table_elsewhere_on_the_page_is_not_found_twice():
     lines = ocr_lines(HEADER + BODY)
     assert aligned_tables(lines, [], [(50.0, 90.0, 420.0, 200.0)]) == []
