@@ -19,6 +19,8 @@ os.environ["PREFECT_HOME"] = str(_SESSION_DIR / "prefect")
 os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
 os.environ["DO_NOT_TRACK"] = "1"
 os.environ["FOLIO_HOME"] = str(_SESSION_DIR / "home")
+# What folio keeps once per user (Prefect's migrated database) is kept once per test session.
+os.environ["XDG_CACHE_HOME"] = str(_SESSION_DIR / "cache")
 # Derived models (the int8 recognizer, the formula model's graphs) are made once per test session.
 os.environ.setdefault("FOLIO_ENGINE_CACHE", str(_SESSION_DIR / "engines"))
 # Flows run their batches one at a time in this process, where a test can reach the engine (a monkeypatched stage):

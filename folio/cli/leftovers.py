@@ -20,6 +20,7 @@ import fasteners
 from base.settings import Settings
 from db.embedded import stop_abandoned
 from db.processes import ProcessId
+from folio.cli.prefect_database import database_file, keep_database, seed_database, template_path
 from folio.cli.progress import say
 
 log = logging.getLogger(__name__)
@@ -30,7 +31,8 @@ CHECK_SECONDS = 0.5
 
 
 def start_temporary_server(home: Path) -> None:
-    """Prefect's temporary server, started now rather than by the flow, recorded with this process as its owner and
+    """Prefect's temporary server, started now rather than by the flow (in a new home from the migrated database
+    the first new home's server left: folio/cli/prefect_database.py), recorded with this process as its owner and
     kept alive by a ServerKeeper until this process exits.
 
     Nothing is started when PREFECT_API_URL names a server.
@@ -40,8 +42,12 @@ def start_temporary_server(home: Path) -> None:
 
     if PREFECT_API_URL.value():
         return
+    database, template = database_file(), template_path()
+    new_home = database is not None and not database.exists() and not seed_database(database, template)
     server = SubprocessASGIServer()  # the one instance Prefect's clients use in ephemeral mode
     server.start()
+    if new_home:
+        keep_database(database, template)
     _record_server(home, server)
     keeper = ServerKeeper(server, home)
     keeper.start()
