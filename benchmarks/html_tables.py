@@ -205,7 +205,7 @@ def print_pdf(markup: str, out: Path) -> None:
 
 def text_box(page: pymupdf.Page, *texts: str) -> list[float]:
     """The box around where the page shows the texts (the first place of each); the page's box if it shows none."""
-    found = [r for text in texts for r in page.search_for(text)[:1]]
+    found = [r for text in texts if text for r in page.search_for(text)[:1]]  # PyMuPDF finds nothing for ""
     area = pymupdf.Rect(found[0]) if found else pymupdf.Rect(page.rect)
     for rect in found[1:]:
         area |= rect

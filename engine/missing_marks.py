@@ -12,7 +12,7 @@ from engine.types import BBox, Line
 
 HYPHEN, EN_DASH = "-", "\u2013"
 MAX_DASH_HEIGHT = 0.2  # of the median line height
-MIN_DASH_WIDTH, MAX_DASH_WIDTH = 0.2, 1.2  # of the median line height
+MIN_DASH_WIDTH, MAX_DASH_WIDTH = 0.15, 1.2  # of the median line height (a hyphen is a sixth of it)
 MIN_DASH_ASPECT = 1.8  # width over height (a hyphen at 150 dpi is 6 by 3 pixels)
 EN_DASH_WIDTH = 0.4  # of the median line height: a wider dash is an en dash, a narrower one a hyphen
 MAX_DOT = 0.2  # of the median line height, either side of a dot

@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import numpy as np
 import pymupdf
 
 from folio.samples import PARAGRAPHS, TABLE, PageSpec, born_digital_pdf, scanned_pdf
@@ -365,3 +366,25 @@ def wrapped_statistics_pdf(folder: Path, name: str = "wrapped.pdf") -> Path:
     document.save(path)
     document.close()
     return path
+
+
+CELL_COLUMNS = (72, 200, 260, 320)  # left edges of `rendered_rows`' cells
+
+
+def rendered_rows(rows: list[tuple[str, ...]], pitch: float = 14.0, dpi: int = 150
+                  ) -> tuple[np.ndarray, float, list[tuple[str, tuple[float, float, float, float]]]]:
+    """Rows of cells in Helvetica 9 pt (baselines `pitch` apart from y 100, cells at CELL_COLUMNS) rendered grey at
+    `dpi`: the image, its pixels per point, and each non-empty cell's text with the box OCR would give its line."""
+    document = pymupdf.open()
+    page = document.new_page()
+    writer, font = pymupdf.TextWriter(page.rect), pymupdf.Font("helv")
+    cells = []
+    for r, row in enumerate(rows):
+        y = 100 + pitch * r
+        for x, text in zip(CELL_COLUMNS, row):
+            if text:
+                writer.append((x, y), text, font=font, fontsize=9)
+                cells.append((text, (x - 1, y - 8, x + font.text_length(text, fontsize=9) + 1, y + 2.5)))
+    writer.write_text(page)
+    pixmap = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY)
+    return np.frombuffer(pixmap.samples, np.uint8).reshape(pixmap.height, pixmap.width), dpi / 72, cells

@@ -2,27 +2,16 @@
 (engine/lone_letters.py)."""
 
 import numpy as np
-import pymupdf
 
 from engine.lone_letters import lone_letters_cased
 from engine.types import Line
+from tests.pdfs import rendered_rows
 
 
-def rendered(rows: list[tuple[str, ...]], read: dict[str, str], dpi: int = 150) -> tuple[np.ndarray, float, list[Line]]:
-    """Rows in columns rendered grey at `dpi`, with the lines OCR read: each cell's text, or `read`'s reading of it."""
-    document = pymupdf.open()
-    page = document.new_page()
-    writer, font = pymupdf.TextWriter(page.rect), pymupdf.Font("helv")
-    lines = []
-    for r, row in enumerate(rows):
-        y = 100 + 16 * r
-        for x, text in zip((72, 200, 260, 320), row):
-            writer.append((x, y), text, font=font, fontsize=9)
-            width = font.text_length(text, fontsize=9)
-            lines.append(Line(text=read.get(text, text), bbox=(x - 1, y - 9, x + width + 1, y + 3), size=9))
-    writer.write_text(page)
-    pixmap = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY)
-    return np.frombuffer(pixmap.samples, np.uint8).reshape(pixmap.height, pixmap.width), dpi / 72, lines
+def rendered(rows: list[tuple[str, ...]], read: dict[str, str]) -> tuple[np.ndarray, float, list[Line]]:
+    """Rows rendered grey, with the lines OCR read: each cell's text, or `read`'s reading of it."""
+    grey, scale, cells = rendered_rows(rows, pitch=16)
+    return grey, scale, [Line(text=read.get(text, text), bbox=box, size=9) for text, box in cells]
 
 
 def test_a_small_x_read_as_a_capital_is_read_small_and_a_capital_stays():

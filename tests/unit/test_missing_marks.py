@@ -10,37 +10,25 @@ from engine.missing_marks import missing_marks
 from engine.pipeline import build_pipeline
 from engine.types import Line
 from pages.pdf import page_input
+from tests.pdfs import CELL_COLUMNS, rendered_rows
 from tests.vlm_pages import scanned_copy
 
 ROWS = [("Harbour", "12.5", "\u2013", "7"), ("Markets", "..", "3.1", "-"), ("Libraries", "4.0", "8.2", "...")]
-COLUMNS = (72, 200, 260, 320)
 MARK_TEXTS = ("\u2013", "-", "..", "...")
 
 
-def rendered(rows: list[tuple[str, ...]], dpi: int = 150) -> tuple[np.ndarray, float, list[Line]]:
-    """A page of rows in columns, rendered grey at `dpi`, with the lines OCR would read: every cell but the marks."""
-    document = pymupdf.open()
-    page = document.new_page()
-    writer, font = pymupdf.TextWriter(page.rect), pymupdf.Font("helv")
-    lines = []
-    for r, row in enumerate(rows):
-        y = 100 + 14 * r
-        for x, text in zip(COLUMNS, row):
-            writer.append((x, y), text, font=font, fontsize=9)
-            if text and text not in MARK_TEXTS:
-                width = font.text_length(text, fontsize=9)
-                lines.append(Line(text=text, bbox=(x, y - 7, x + width, y + 2), size=9, confidence=0.95))
-    writer.write_text(page)
-    pixmap = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY)
-    grey = np.frombuffer(pixmap.samples, np.uint8).reshape(pixmap.height, pixmap.width)
-    return grey, dpi / 72, lines
+def rendered(rows: list[tuple[str, ...]]) -> tuple[np.ndarray, float, list[Line]]:
+    """Rows rendered grey at 150 dpi, with the lines OCR would read: every cell but the marks."""
+    grey, scale, cells = rendered_rows(rows)
+    return grey, scale, [Line(text=text, bbox=box, size=9, confidence=0.95) for text, box in cells
+                         if text not in MARK_TEXTS]
 
 
 def test_dashes_and_runs_of_dots_alone_in_their_cells_are_found_with_their_text():
     grey, scale, lines = rendered(ROWS)
     marks = missing_marks(grey, scale, lines, [(60.0, 85.0, 360.0, 140.0)])
-    column = {x: index for index, x in enumerate(COLUMNS)}
-    found = sorted((round((mark.bbox[3] - 100) / 14), column[min(COLUMNS, key=lambda x: abs(x - mark.bbox[0]))],
+    column = {x: index for index, x in enumerate(CELL_COLUMNS)}
+    found = sorted((round((mark.bbox[3] - 100) / 14), column[min(CELL_COLUMNS, key=lambda x: abs(x - mark.bbox[0]))],
                     mark.text) for mark in marks)
     assert found == [(0, 2, "\u2013"), (1, 1, ".."), (1, 3, "-"), (2, 3, "...")]
 
@@ -49,7 +37,7 @@ def test_nothing_is_found_outside_the_windows_where_a_line_holds_the_mark_or_wit
     grey, scale, lines = rendered(ROWS)
     assert missing_marks(grey, scale, lines, [(60.0, 300.0, 360.0, 400.0)]) == []
     read = [Line(text=text, bbox=(x, 100 + 14 * r - 7, x + 12, 100 + 14 * r + 2), size=9)
-            for r, row in enumerate(ROWS) for x, text in zip(COLUMNS, row) if text in MARK_TEXTS]
+            for r, row in enumerate(ROWS) for x, text in zip(CELL_COLUMNS, row) if text in MARK_TEXTS]
     assert missing_marks(grey, scale, lines + read, [(60.0, 85.0, 360.0, 140.0)]) == []
     alone, _, alone_lines = rendered([("", "", "\u2013", "7")])
     assert missing_marks(alone, scale, alone_lines, [(60.0, 85.0, 360.0, 140.0)]) == []
