@@ -20,6 +20,8 @@ DOT_GAP = 0.6  # of the median line height between two dots of one run, at most
 MIN_DOTS, MAX_DOTS = 2, 3  # a longer run is leaders, a single dot a speck
 CLEARANCE = 0.3  # of the median line height: a mark this near a line's box is part of that line's text
 CONFIDENCE = 0.9  # of a mark found by its shape
+RULE_GAP = 1.0  # of the median line height: flat pieces of ink closer than this on one level are a broken rule
+RULE_LEVEL = 0.15  # of the median line height: how far apart two pieces' middles may lie and be on one level
 IN_ROW = (0.35, 0.95)  # where a mark's middle lies in a line's box, from its top, in shares of its height
 WINDOW_MARGIN = 0.5  # of the median line height around each window
 
@@ -48,16 +50,32 @@ def _marks_in(grey: np.ndarray, scale: float, lines: list[Line], window: BBox, h
     count, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     stats = stats[1:count]
     small = stats[(stats[:, 2] <= MAX_DASH_WIDTH * height * scale) & (stats[:, 3] <= MAX_DOT * height * scale)]
-    corners = (small[:, :2] + np.array([x0, y0])) / scale
-    boxes = np.hstack([corners, corners + small[:, 2:4] / scale])
-    shaped = [(box, _dash(box, height), _dot(box, height)) for box in map(tuple, boxes.tolist())]
-    shaped = [item for item in shaped if item[1] or item[2]]
+    flat = _boxes(stats[(stats[:, 3] <= MAX_DASH_HEIGHT * height * scale) & (stats[:, 2] >= 2 * stats[:, 3])],
+                  (x0, y0), scale)
+    shaped = [(box, _dash(box, height), _dot(box, height)) for box in map(tuple, _boxes(small, (x0, y0), scale).tolist())]
+    shaped = [item for item in shaped if item[2] or (item[1] and not _in_rule(item[0], flat, height))]
     taken = np.array([line.bbox for line in lines]) + CLEARANCE * height * np.array([-1, -1, 1, 1])
     free = [(box, dash) for box, dash, _ in shaped if not np.any(
         (box[0] < taken[:, 2]) & (taken[:, 0] < box[2]) & (box[1] < taken[:, 3]) & (taken[:, 1] < box[3]))]
     marks = [(box, EN_DASH if box[2] - box[0] >= EN_DASH_WIDTH * height else HYPHEN) for box, dash in free if dash]
-    marks += _dot_runs([box for box, dash in free if not dash], height)
+    marks += [(box, dots) for box, dots in _dot_runs([box for box, dash in free if not dash], height)
+              if not _in_rule(box, flat, height, dots=True)]
     return [(box, text) for box, text in marks if _in_row(box, lines)]
+
+
+def _boxes(stats: np.ndarray, origin: tuple[int, int], scale: float) -> np.ndarray:
+    """Components' boxes in points (x0, y0, x1, y1), from their stats in a window at `origin` (pixels)."""
+    corners = (stats[:, :2] + np.array(origin)) / scale
+    return np.hstack([corners, corners + stats[:, 2:4] / scale])
+
+
+def _in_rule(box: BBox, flat: np.ndarray, height: float, dots: bool = False) -> bool:
+    """Whether another flat piece of ink lies beside the dash (or run of dots) on its level, closer than RULE_GAP:
+    a rule the scan broke into pieces (a `\\cmidrule` under a group heading), not a mark alone in its cell."""
+    middle = (box[1] + box[3]) / 2
+    beside = (np.abs((flat[:, 1] + flat[:, 3]) / 2 - middle) <= RULE_LEVEL * height) & (
+        np.maximum(flat[:, 0] - box[2], box[0] - flat[:, 2]) < RULE_GAP * height)
+    return int(np.count_nonzero(beside)) > (0 if dots else 1)  # a dash is one of the flat pieces itself
 
 
 def _dash(box: BBox, height: float) -> bool:

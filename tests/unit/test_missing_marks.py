@@ -27,6 +27,7 @@ def rendered(rows: list[tuple[str, ...]]) -> tuple[np.ndarray, float, list[Line]
 def test_dashes_and_runs_of_dots_alone_in_their_cells_are_found_with_their_text():
     grey, scale, lines = rendered(ROWS)
     marks = missing_marks(grey, scale, lines, [(60.0, 85.0, 360.0, 140.0)])
+    assert all(type(value) is float for mark in marks for value in mark.bbox)  # stored and exported as they are
     column = {x: index for index, x in enumerate(CELL_COLUMNS)}
     found = sorted((round((mark.bbox[3] - 100) / 14), column[min(CELL_COLUMNS, key=lambda x: abs(x - mark.bbox[0]))],
                     mark.text) for mark in marks)
@@ -44,8 +45,9 @@ def test_nothing_is_found_outside_the_windows_where_a_line_holds_the_mark_or_wit
 
 
 def test_specks_leaders_and_rules_are_no_marks():
-    """A single speck is no mark, a row of leader dots is no run of two or three, a rule is longer than a dash, and
-    the pieces of a broken rule lie at the edge of the rows' lines, not in their ink band."""
+    """A single speck is no mark, a row of leader dots is no run of two or three, a rule is longer than a dash, the
+    pieces of a broken rule between rows lie at the edge of the rows' lines, not in their ink band, and the pieces
+    (dashes and dots) of one broken across a row lie beside each other on one level."""
     grey, scale, lines = rendered([("Harbour", "12.5", "", "7")])
     speckled = grey.copy()
     cv2.circle(speckled, (int(230 * scale), int(97 * scale)), 1, 0, -1)
@@ -55,6 +57,12 @@ def test_specks_leaders_and_rules_are_no_marks():
     for x in range(150, 360, 12):  # a rule between two rows the scan broke into pieces, at the edge of the lines
         cv2.line(speckled, (int(x * scale), int(94 * scale)), (int((x + 4) * scale), int(94 * scale)), 0, 1)
     assert missing_marks(speckled, scale, lines, [(60.0, 85.0, 360.0, 125.0)]) == []
+    broken = grey.copy()  # a rule across a row's middle (a \\cmidrule beside a stub set between two rows), in pieces
+    for x in range(230, 300, 7):
+        cv2.line(broken, (int(x * scale), int(97 * scale)), (int((x + 5) * scale), int(97 * scale)), 0, 1)
+    cv2.circle(broken, (int(301 * scale), int(97 * scale)), 0, 0, -1)
+    cv2.circle(broken, (int(303 * scale), int(97 * scale)), 0, 0, -1)
+    assert missing_marks(broken, scale, lines, [(60.0, 85.0, 360.0, 125.0)]) == []
 
 
 def test_a_scanned_statistical_table_keeps_its_missing_value_marks_in_their_cells(tmp_path):
