@@ -52,7 +52,8 @@ def _marks_in(grey: np.ndarray, scale: float, lines: list[Line], window: BBox, h
     small = stats[(stats[:, 2] <= MAX_DASH_WIDTH * height * scale) & (stats[:, 3] <= MAX_DOT * height * scale)]
     flat = _boxes(stats[(stats[:, 3] <= MAX_DASH_HEIGHT * height * scale) & (stats[:, 2] >= 2 * stats[:, 3])],
                   (x0, y0), scale)
-    shaped = [(box, _dash(box, height), _dot(box, height)) for box in map(tuple, _boxes(small, (x0, y0), scale).tolist())]
+    shaped = [(box, _dash(box, height), _dot(box, height))
+              for box in map(tuple, _boxes(small, (x0, y0), scale).tolist())]
     shaped = [item for item in shaped if item[2] or (item[1] and not _in_rule(item[0], flat, height))]
     taken = np.array([line.bbox for line in lines]) + CLEARANCE * height * np.array([-1, -1, 1, 1])
     free = [(box, dash) for box, dash, _ in shaped if not np.any(

@@ -124,16 +124,18 @@ def _within(row: Row, run: list[Row]) -> bool:
 
 
 def _wrapped_under(piece: Line, run: list[Row], height: float) -> bool:
-    """A line of a cell's text wrapped under the run's last row: it starts where a piece of that row beside its
-    first starts, that piece holds words, and the line runs under no other piece of the row (a description wrapped
-    in its column, as TeX's `p{}` sets it), or under a line wrapped so before it; never in the run's first column
-    (a note and the prose under it)."""
-    above = run[-1]
-    if piece.bbox[0] <= min(line.bbox[0] for row in run for line in row.lines) + height:
+    """A line of a cell's text wrapped under the run's last row of pieces, with only such lines after that row: it
+    starts where a piece of that row beside its first starts, that piece holds words, and the line runs under no
+    other piece of the row (a description wrapped in its column, as TeX's `p{}` sets it). That row holds three
+    pieces or more (a numbered paragraph's hanging lines stand beside its number alone), and the line never starts
+    in the run's first column (a note and the prose under it)."""
+    anchor = next((row for row in reversed(run) if len(row.lines) >= 2), None)
+    if anchor is None or len(anchor.lines) < 3 or piece.bbox[0] <= min(
+            line.bbox[0] for row in run for line in row.lines) + height:
         return False
     return any(abs(piece.bbox[0] - line.bbox[0]) <= 0.5 * height and len(line.text.split()) >= 2 and not any(
         other is not line and min(other.bbox[2], piece.bbox[2]) > max(other.bbox[0], piece.bbox[0])
-        for other in above.lines) for line in beside_first(above) or above.lines)
+        for other in anchor.lines) for line in beside_first(anchor))
 
 
 def _stub_heading(row: Row, run: list[Row]) -> bool:

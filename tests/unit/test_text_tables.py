@@ -124,6 +124,19 @@ def test_a_header_set_at_its_foot_starts_at_its_longest_headings_first_line():
     assert aligned_regions([apart, *lines]) == [region]
 
 
+def test_a_numbered_questions_hanging_lines_over_a_table_are_not_its_descriptions():
+    """A questionnaire's question: its number, its text beside it wrapped under itself (two pieces, not a
+    description table's three), then the table of answers. The table starts at its own rows."""
+    question = [Line(text="28.", bbox=(60, 60, 72, 69), size=9),
+                Line(text="Are specialized services provided for specific groups? If yes,", bbox=(80, 60, 400, 69),
+                     size=9),
+                Line(text="please indicate by whom these services are provided", bbox=(80, 72, 330, 81), size=9),
+                Line(text="(Please select all that apply)", bbox=(80, 84, 230, 93), size=9)]
+    lines = ocr_lines(HEADER + BODY)
+    [region] = aligned_regions(question + lines)
+    assert region[1] == 100
+
+
 def test_a_note_and_the_prose_under_a_table_end_it_there():
     """A note and a source line under a table, then a paragraph, all from the table's left edge: the paragraph's
     lines are no description wrapped under the note, and the table is found, down to its last row."""
