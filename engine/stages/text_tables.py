@@ -26,6 +26,7 @@ MIN_ROWS = 3  # rows with pieces in two or more columns
 MAX_COLUMN_SHARE = 0.5  # of the run's width: a wider column is prose (but a first column of labels: _table_box)
 MIN_FIGURES = 0.6  # share of the pieces beside a wide first column that are figures
 MAX_WORDS = 4  # a piece beside the first column holding more words than this is prose
+LIST_MARK = re.compile(r"\(?(\d{1,3}|[a-zA-Z]|[ivxIVX]{1,4})[.)]|[•·▪◦*–-]")  # "28.", "(b)", "iv)", a bullet
 MATH = re.compile(r"[=∑∏∫∮√∞∂∇]")  # what a formula's pieces hold and a statistical table's hardly ever
 MAX_MATH_SHARE = 0.2  # of a run's pieces holding MATH: more, and the run is a formula
 HEADING_GAP = 0.5  # of a line's height: the blank between two lines of one heading, at most
@@ -124,18 +125,19 @@ def _within(row: Row, run: list[Row]) -> bool:
 
 
 def _wrapped_under(piece: Line, run: list[Row], height: float) -> bool:
-    """A line of a cell's text wrapped under the run's last row of pieces, with only such lines after that row: it
-    starts where a piece of that row beside its first starts, that piece holds words, and the line runs under no
-    other piece of the row (a description wrapped in its column, as TeX's `p{}` sets it). That row holds three
-    pieces or more (a numbered paragraph's hanging lines stand beside its number alone), and the line never starts
-    in the run's first column (a note and the prose under it)."""
-    anchor = next((row for row in reversed(run) if len(row.lines) >= 2), None)
-    if anchor is None or len(anchor.lines) < 3 or piece.bbox[0] <= min(
+    """A line of a cell's text wrapped under the run's last row: it starts where a piece of that row beside its
+    first starts, that piece holds words, and the line runs under no other piece of the row (a description wrapped
+    in its column, as TeX's `p{}` sets it), or under a line wrapped so before it; never in the run's first column
+    (a note and the prose under it), nor under a row that a list's number or bullet starts (a numbered paragraph's
+    hanging lines)."""
+    above = run[-1]
+    first = min(above.lines, key=lambda line: line.bbox[0])
+    if LIST_MARK.fullmatch(first.text.strip()) or piece.bbox[0] <= min(
             line.bbox[0] for row in run for line in row.lines) + height:
         return False
     return any(abs(piece.bbox[0] - line.bbox[0]) <= 0.5 * height and len(line.text.split()) >= 2 and not any(
         other is not line and min(other.bbox[2], piece.bbox[2]) > max(other.bbox[0], piece.bbox[0])
-        for other in anchor.lines) for line in beside_first(anchor))
+        for other in above.lines) for line in beside_first(above) or above.lines)
 
 
 def _stub_heading(row: Row, run: list[Row]) -> bool:
