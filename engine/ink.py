@@ -18,11 +18,17 @@ def blank(image: np.ndarray, stride: int = 1) -> bool:
     return float(image[::stride, ::stride].std()) < BLANK_STD
 
 
+def pixel_window(image: np.ndarray, scale: float, box: BBox) -> tuple[int, int, int, int]:
+    """The pixels (x0, y0, x1, y1) of an image rendered at `scale` pixels per point that cover a box in points,
+    clipped to the image."""
+    height, width = image.shape[:2]
+    return (max(0, int(box[0] * scale)), max(0, int(box[1] * scale)),
+            min(width, int(np.ceil(box[2] * scale))), min(height, int(np.ceil(box[3] * scale))))
+
+
 def ink_boxes(image: np.ndarray, scale: float, window: BBox) -> list[BBox]:
     """Boxes (in points) of the dark connected components inside `window` of an RGB page render."""
-    height, width = image.shape[:2]
-    x0, y0 = max(0, int(window[0] * scale)), max(0, int(window[1] * scale))
-    x1, y1 = min(width, int(np.ceil(window[2] * scale))), min(height, int(np.ceil(window[3] * scale)))
+    x0, y0, x1, y1 = pixel_window(image, scale, window)
     if x1 - x0 < 2 or y1 - y0 < 2:
         return []
     grey = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_RGB2GRAY)

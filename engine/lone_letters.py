@@ -7,12 +7,13 @@ from dataclasses import replace
 
 import numpy as np
 
+from engine.ink import pixel_window
+from engine.marks import DARK
 from engine.types import Line
 
 TWO_CASES = "CcOoSsVvWwXxZz"  # letters whose capital is their small letter set larger
 FIGURE = re.compile(r"[+\-−–]?[\d.,]*\d[\d.,]*%?")
 SMALL = 0.85  # of the figures' height: a letter shorter than this is the small one (x-height is 0.68-0.75 of it)
-DARK = 128  # grey level below which a pixel is ink
 
 
 def lone_letters_cased(grey: np.ndarray, scale: float, lines: list[Line]) -> dict[int, Line]:
@@ -40,9 +41,7 @@ def lone_letters_cased(grey: np.ndarray, scale: float, lines: list[Line]) -> dic
 
 def _ink_rows(grey: np.ndarray, scale: float, line: Line) -> tuple[float, float] | None:
     """The first and last rows (in points) of the line box's ink."""
-    x0, y0 = max(0, int(line.bbox[0] * scale)), max(0, int(line.bbox[1] * scale))
-    x1, y1 = min(grey.shape[1], int(np.ceil(line.bbox[2] * scale))), min(grey.shape[0],
-                                                                         int(np.ceil(line.bbox[3] * scale)))
+    x0, y0, x1, y1 = pixel_window(grey, scale, line.bbox)
     if x1 <= x0 or y1 <= y0:
         return None
     inked = np.flatnonzero((grey[y0:y1, x0:x1] < DARK).any(axis=1))

@@ -8,6 +8,7 @@ from statistics import median
 import cv2
 import numpy as np
 
+from engine.ink import pixel_window
 from engine.types import BBox, Line
 
 HYPHEN, EN_DASH = "-", "\u2013"
@@ -42,8 +43,7 @@ def missing_marks(grey: np.ndarray, scale: float, lines: list[Line], windows: li
 
 def _marks_in(grey: np.ndarray, scale: float, lines: list[Line], window: BBox, height: float
               ) -> list[tuple[BBox, str]]:
-    x0, y0 = max(0, int(window[0] * scale)), max(0, int(window[1] * scale))
-    x1, y1 = min(grey.shape[1], int(np.ceil(window[2] * scale))), min(grey.shape[0], int(np.ceil(window[3] * scale)))
+    x0, y0, x1, y1 = pixel_window(grey, scale, window)
     if x1 - x0 < 2 or y1 - y0 < 2:
         return []
     _, ink = cv2.threshold(grey[y0:y1, x0:x1], 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
