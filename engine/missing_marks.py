@@ -23,6 +23,8 @@ CLEARANCE = 0.3  # of the median line height: a mark this near a line's box is p
 CONFIDENCE = 0.9  # of a mark found by its shape
 RULE_GAP = 1.0  # of the median line height: flat pieces of ink closer than this on one level are a broken rule
 RULE_LEVEL = 0.15  # of the median line height: how far apart two pieces' middles may lie and be on one level
+MAX_GLYPH = 1.5  # of the median line height, a glyph's width and height at most (larger ink is rules or a frame)
+STACK_GAP = 0.4  # of the median line height: ink this near over or under a mark makes it part of a glyph (±, =)
 IN_ROW = (0.35, 0.95)  # where a mark's middle lies in a line's box, from its top, in shares of its height
 WINDOW_MARGIN = 0.5  # of the median line height around each window
 
@@ -30,7 +32,7 @@ WINDOW_MARGIN = 0.5  # of the median line height around each window
 def missing_marks(grey: np.ndarray, scale: float, lines: list[Line], windows: list[BBox]) -> list[Line]:
     """Dashes and runs of two or three dots inside the windows (where tables may lie) of a greyscale page image
     (pixels per point `scale`), as lines in points: each clear of every line, within the height of a line of its
-    row that stands left of it."""
+    row that stands left of it, and as tall as that line."""
     if not lines or scale <= 0:
         return []
     height = median(line.height for line in lines)
@@ -50,8 +52,9 @@ def _marks_in(grey: np.ndarray, scale: float, lines: list[Line], window: BBox, h
     count, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     stats = stats[1:count]
     small = stats[(stats[:, 2] <= MAX_DASH_WIDTH * height * scale) & (stats[:, 3] <= MAX_DOT * height * scale)]
-    flat = _boxes(stats[(stats[:, 3] <= MAX_DASH_HEIGHT * height * scale) & (stats[:, 2] >= 2 * stats[:, 3])],
-                  (x0, y0), scale)
+    boxes = _boxes(stats, (x0, y0), scale)
+    flat = boxes[(stats[:, 3] <= MAX_DASH_HEIGHT * height * scale) & (stats[:, 2] >= 2 * stats[:, 3])]
+    glyphs = boxes[np.all(stats[:, 2:4] <= MAX_GLYPH * height * scale, axis=1)]
     shaped = [(box, _dash(box, height), _dot(box, height))
               for box in map(tuple, _boxes(small, (x0, y0), scale).tolist())]
     shaped = [item for item in shaped if item[2] or (item[1] and not _in_rule(item[0], flat, height))]
@@ -61,7 +64,8 @@ def _marks_in(grey: np.ndarray, scale: float, lines: list[Line], window: BBox, h
     marks = [(box, EN_DASH if box[2] - box[0] >= EN_DASH_WIDTH * height else HYPHEN) for box, dash in free if dash]
     marks += [(box, dots) for box, dots in _dot_runs([box for box, dash in free if not dash], height)
               if not _in_rule(box, flat, height, dots=True)]
-    return [(box, text) for box, text in marks if _in_row(box, lines)]
+    return [((box[0], row.bbox[1], box[2], row.bbox[3]), text) for box, text in marks
+            if (row := _row_line(box, lines)) is not None and not _stacked(box, glyphs, height)]
 
 
 def _boxes(stats: np.ndarray, origin: tuple[int, int], scale: float) -> np.ndarray:
@@ -77,6 +81,15 @@ def _in_rule(box: BBox, flat: np.ndarray, height: float, dots: bool = False) -> 
     beside = (np.abs((flat[:, 1] + flat[:, 3]) / 2 - middle) <= RULE_LEVEL * height) & (
         np.maximum(flat[:, 0] - box[2], box[0] - flat[:, 2]) < RULE_GAP * height)
     return int(np.count_nonzero(beside)) > (0 if dots else 1)  # a dash is one of the flat pieces itself
+
+
+def _stacked(box: BBox, glyphs: np.ndarray, height: float) -> bool:
+    """Whether a glyph's ink lies over or under the mark, nearer than STACK_GAP: the mark is a glyph's stroke (the
+    bar of a "±", one of an "=", a "+" cut at the page's edge), not a mark alone in its cell."""
+    over = (glyphs[:, 0] < box[2]) & (box[0] < glyphs[:, 2])
+    gap = np.maximum(glyphs[:, 1] - box[3], box[1] - glyphs[:, 3])
+    inside = (glyphs[:, 0] >= box[0]) & (glyphs[:, 2] <= box[2]) & (glyphs[:, 1] >= box[1]) & (glyphs[:, 3] <= box[3])
+    return bool(np.any(over & (gap < STACK_GAP * height) & ~inside))
 
 
 def _dash(box: BBox, height: float) -> bool:
@@ -104,9 +117,11 @@ def _dot_runs(dots: list[BBox], height: float) -> list[tuple[BBox, str]]:
             for run in runs if MIN_DOTS <= len(run) <= MAX_DOTS]
 
 
-def _in_row(box: BBox, lines: list[Line]) -> bool:
-    """Whether the mark stands in the row of a line left of it: its middle in that line's ink band (a dash at half
-    the x-height, dots on the baseline), not at the edge of the line's box (a broken rule between two rows)."""
+def _row_line(box: BBox, lines: list[Line]) -> Line | None:
+    """The nearest line left of the mark in whose row it stands: its middle in that line's ink band (a dash at half
+    the x-height, dots on the baseline), not at the edge of the line's box (a broken rule between two rows). The
+    mark takes that line's top and bottom, as OCR boxes a line."""
     middle = (box[1] + box[3]) / 2
-    return any(line.bbox[2] <= box[0] and IN_ROW[0] <= (middle - line.bbox[1]) / max(line.height, 1e-6) <= IN_ROW[1]
-               for line in lines)
+    left = [line for line in lines
+            if line.bbox[2] <= box[0] and IN_ROW[0] <= (middle - line.bbox[1]) / max(line.height, 1e-6) <= IN_ROW[1]]
+    return max(left, key=lambda line: line.bbox[2], default=None)

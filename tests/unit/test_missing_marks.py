@@ -65,6 +65,19 @@ def test_specks_leaders_and_rules_are_no_marks():
     assert missing_marks(broken, scale, lines, [(60.0, 85.0, 360.0, 125.0)]) == []
 
 
+def test_strokes_of_a_glyph_over_or_under_each_other_are_no_marks():
+    """The bars of an "=" and the bar under a "±" the detector passed over are flat like dashes, but ink lies right
+    over or under each: they are a glyph's strokes, not a mark alone in its cell (a dash below them still is, inside
+    the table's frame)."""
+    grey, scale, cells = rendered_rows([("Harbour", "12.5", "=", "7"), ("Markets", "3.1", "\u00b1", "4"),
+                                        ("Libraries", "4.0", "\u2013", "8")])
+    lines = [Line(text=text, bbox=box, size=9) for text, box in cells if text not in ("=", "\u00b1", "\u2013")]
+    framed = grey.copy()  # the table's frame: ink over and under every mark, but no glyph
+    cv2.rectangle(framed, (int(62 * scale), int(88 * scale)), (int(355 * scale), int(134 * scale)), 0, 1)
+    marks = missing_marks(framed, scale, lines, [(60.0, 85.0, 360.0, 140.0)])
+    assert [(mark.text, mark.bbox[1]) for mark in marks] == [("\u2013", 120.0)]  # its row line's top
+
+
 def test_a_scanned_statistical_table_keeps_its_missing_value_marks_in_their_cells(tmp_path):
     """Through the real pipeline, a 150 dpi scan of a table whose empty cells hold a dash or dots, or a small "x":
     each cell holds its mark (the detector reads none of the dashes and dots, the recognizer reads "x" as "X")."""
