@@ -21,6 +21,7 @@ from engine.ink import blank
 from engine.mathiness import text_math_share
 from engine.ocr.detector import Detection, TextDetector, crop_line, split_at_gaps
 from engine.ocr.fallback import ScriptFallback
+from engine.ocr.lookalikes import dashes_read_as_one
 from engine.ocr.orientation import VERTICAL, LineDirection, aspect, is_side_text
 from engine.ocr.trust import MIN_CONFIDENCE, Trust, measure
 from engine.ocr.two_pass import LineReader
@@ -74,6 +75,8 @@ class OcrStage:
             if not page.use_text_layer and not trust.trusted:  # judged on whole pages only, not on pictures
                 found = self._read_again(page, trust, found, upright[id(page)])
                 side = []
+            texts = dashes_read_as_one([text for text, _, _ in found])
+            found = [(text, confidence, detection) for text, (_, confidence, detection) in zip(texts, found)]
             lines = [_line_in_points(text, confidence, detection, page.image_scale, crop_of[id(detection)])
                      for text, confidence, detection in found if text and confidence >= MIN_CONFIDENCE]
             across = [_line_in_points(text, confidence, detection, page.image_scale, crop_of[id(detection)])
