@@ -77,6 +77,9 @@ def batch_source(source: PageSource | None) -> Iterator[PageSource]:
         yield own
 
 
+MIN_GROWTH = 1.1  # a render less than this much sharper than the page's image is not worth making
+
+
 class PageRenderer:
     """Renders pages from their source within a pixel budget, once: a page rendered by an earlier stage (the layer
     check) keeps its image, which every turn of the page since has turned with it."""
@@ -90,3 +93,12 @@ class PageRenderer:
             if page.image is None:
                 page.image_scale = render_scale(page.input.width, page.input.height, self.dpi, self.max_pixels)
                 page.image = turn_image(render_page(page.source.page(page.input), page.image_scale), page.turn)
+
+    def sharpen(self, page: PageState, factor: float) -> bool:
+        """The page's image rendered again `factor` times as sharp, within the pixel budget; whether it grew."""
+        scale = render_scale(page.input.width, page.input.height, 72 * page.image_scale * factor, self.max_pixels)
+        if scale <= MIN_GROWTH * page.image_scale:
+            return False
+        page.image_scale = scale
+        page.image = turn_image(render_page(page.source.page(page.input), scale), page.turn)
+        return True

@@ -6,7 +6,7 @@ import numpy as np
 import pymupdf
 
 
-def render_scale(width_pt: float, height_pt: float, dpi: int, max_pixels: int) -> float:
+def render_scale(width_pt: float, height_pt: float, dpi: float, max_pixels: int) -> float:
     """Pixels per point: `dpi` unless the page would exceed `max_pixels`, then less."""
     scale = dpi / 72.0
     pixels = width_pt * height_pt * scale * scale
