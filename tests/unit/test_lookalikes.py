@@ -3,10 +3,8 @@ script, the ideograph on a Chinese page and inside Chinese words."""
 
 import pymupdf
 
-from engine.config import EngineConfig
 from engine.ocr.lookalikes import dashes_read_as_one
-from engine.pipeline import build_pipeline
-from pages.pdf import page_input
+from tests.parsed import cell_rows, only_table, parsed_page
 from tests.vlm_pages import scanned_copy
 
 
@@ -35,10 +33,5 @@ def test_dashes_alone_in_the_cells_of_a_scanned_table_read_as_dashes(tmp_path):
             writer.append((x, 40 + 22 * r), text, font=font, fontsize=11)
     writer.write_text(page)
     document.save(tmp_path / "dashes.pdf")
-    scan = scanned_copy(tmp_path / "dashes.pdf", tmp_path / "dashes-scan.pdf")
-    with pymupdf.open(scan) as opened:
-        inputs = [page_input(opened[0], "p", scan)]
-    [result] = build_pipeline(EngineConfig(device="cpu", formula_model="none"))(inputs)
-    [table] = [block.table for block in result.blocks if block.type == "table"]
-    assert [[c.text for c in table.cells if c.row == r] for r in range(table.rows)] == [
-        [text.replace("\u2014", "\u2013") for text in row] for row in rows]
+    table = only_table(parsed_page(scanned_copy(tmp_path / "dashes.pdf", tmp_path / "dashes-scan.pdf")))
+    assert cell_rows(table) == [[text.replace("\u2014", "\u2013") for text in row] for row in rows]

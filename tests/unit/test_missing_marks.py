@@ -5,11 +5,9 @@ import cv2
 import numpy as np
 import pymupdf
 
-from engine.config import EngineConfig
 from engine.missing_marks import missing_marks
-from engine.pipeline import build_pipeline
 from engine.types import Line
-from pages.pdf import page_input
+from tests.parsed import cell_rows, only_table, parsed_page
 from tests.pdfs import CELL_COLUMNS, rendered_rows
 from tests.vlm_pages import scanned_copy
 
@@ -95,10 +93,5 @@ def test_a_scanned_statistical_table_keeps_its_missing_value_marks_in_their_cell
     for y in (106, 126, 126 + 16 * len(body)):
         page.draw_line((70, y), (382, y), width=0.6)
     document.save(tmp_path / "marks.pdf")
-    scan = scanned_copy(tmp_path / "marks.pdf", tmp_path / "marks-scan.pdf")
-    with pymupdf.open(scan) as opened:
-        inputs = [page_input(opened[0], "p", scan)]
-    [result] = build_pipeline(EngineConfig(device="cpu", formula_model="none"))(inputs)
-    [table] = [block.table for block in result.blocks if block.type == "table"]
-    rows = [[c.text for c in table.cells if c.row == r] for r in range(table.rows)]
+    rows = cell_rows(only_table(parsed_page(scanned_copy(tmp_path / "marks.pdf", tmp_path / "marks-scan.pdf"))))
     assert rows == [list(header), *[list(row) for row in body]]

@@ -4,10 +4,8 @@ from pathlib import Path
 
 import pymupdf
 
-from engine.config import EngineConfig
-from engine.pipeline import build_pipeline
 from engine.types import PageResult
-from pages.pdf import page_input
+from tests.parsed import parsed_page
 
 
 def picture_of(text: str, font: str, size: float, dpi: int) -> pymupdf.Pixmap:
@@ -20,10 +18,7 @@ def picture_of(text: str, font: str, size: float, dpi: int) -> pymupdf.Pixmap:
 def parsed(document: pymupdf.Document, path: Path) -> PageResult:
     """The first page of the document, saved to `path`, through the whole pipeline."""
     document.save(path)
-    with pymupdf.open(path) as opened:
-        inputs = [page_input(opened[0], "p", path)]
-    [result] = build_pipeline(EngineConfig(device="cpu", formula_model="none"))(inputs)
-    return result
+    return parsed_page(path)
 
 
 def test_text_layer_and_pasted_scan_are_both_read(tmp_path: Path):

@@ -7,11 +7,10 @@ from pathlib import Path
 
 import pymupdf
 
-from engine.config import EngineConfig
 from engine.page_source import PageRenderer, PageSource
-from engine.pipeline import build_pipeline
 from engine.types import PageState
 from pages.pdf import page_input
+from tests.parsed import cell_rows, only_table, parsed_pages
 from tests.vlm_pages import scanned_copy
 
 METHODS = ("ResNet-50", "Linear probe", "XGBoost", "GPT-2 small", "k-NN", "RoBERTa", "Baseline", "Ensemble")
@@ -46,16 +45,11 @@ def test_a_table_in_four_point_type_scanned_at_300_dpi_is_read_sharper_and_exact
                                        fontsize=10)
     document.save(tmp_path / "prose.pdf")
     prose = scanned_copy(tmp_path / "prose.pdf", tmp_path / "prose-scan.pdf", dpi=300)
-    inputs = []
-    for key, pdf in (("small", small), ("prose", prose)):
-        with pymupdf.open(pdf) as opened:
-            inputs.append(page_input(opened[0], key, pdf))
     with caplog.at_level(logging.INFO, logger="engine.stages.ocr"):
-        small_result, prose_result = build_pipeline(EngineConfig(device="cpu", formula_model="none"))(inputs)
-    [table] = [block.table for block in small_result.blocks if block.type == "table"]
-    assert [tuple(c.text for c in table.cells if c.row == r) for r in range(table.rows)] == rows
+        small_result, prose_result = parsed_pages([small, prose])
+    assert cell_rows(only_table(small_result)) == [list(row) for row in rows]
     sharper = [record.getMessage() for record in caplog.records if "read at" in record.getMessage()]
-    assert len(sharper) == 1 and sharper[0].startswith("page small: ")
+    assert len(sharper) == 1 and sharper[0].startswith("page 0: ")
     assert 250 <= int(sharper[0].split("read at ")[1].split()[0]) <= 300  # its small lines made 28 pixels tall
     assert "harbour board met" in " ".join(block.text for block in prose_result.blocks)
 
