@@ -44,6 +44,7 @@ MIN_COLUMN_ROWS = 0.3  # share of a layout table region's rows that must hold tw
 COVERAGE_STEP = 0.05  # shares of the text held that differ by less are as good as equal
 COLUMN_OVERLAP = 1.0  # points two pieces must overlap by to stand in one column
 MIN_PIECE = 3.0  # points: no glyph is narrower; a piece of text that is, is a sliver of ink
+GUTTER = 1.2  # line heights: a blank band this wide from a table's top to its foot parts two columns
 MIN_SPAN_OVERLAP = 0.15  # share of a fragment's height inside a neighbouring row that makes it span that row
 FIGURE_CAPTION = re.compile(r"^(figure|fig\.|chart|graph|plate|map|exhibit|photo)\s*[0-9ivxlc]", re.IGNORECASE)
 TABLE_CAPTION = re.compile(r"^(table|tab\.|tableau|tabelle|tabla|tabel|tabela|tabella)" + CAPTION_NUMBER, re.IGNORECASE)
@@ -375,12 +376,14 @@ def _header_span_rules(region: BBox, rules: list[Rule]) -> int:
 
 
 def _rank(table: Table, lines: list[Line], shown: tuple[int, int]) -> tuple[int, int, int, int]:
-    """Higher is better: text held (in steps of COVERAGE_STEP; a cell holding two figures side by side holds them
-    in the wrong place: two columns merged), nearness to the rows shown, then to the header spans the rules show,
-    then fewer rows whose key starts late."""
+    """Higher is better: text held (in steps of COVERAGE_STEP; a cell holding two figures side by side, or text
+    either side of a gutter, holds it in the wrong place: two columns merged), nearness to the rows shown, then to
+    the header spans the rules show, then fewer rows whose key starts late."""
     rows, spans = shown
     spanning = sum(1 for cell in table.cells if cell.header and cell.col_span > 1)
-    held = [cell for cell in table.cells if not any(two_figures(a, b) for a, b in pairwise(cell.text.split()))]
+    gutters = _gutters(lines)
+    held = [cell for cell in table.cells if not any(two_figures(a, b) for a, b in pairwise(cell.text.split()))
+            and not _across_gutter(cell, lines, gutters)]
     return (round(cells_coverage(held, lines) / COVERAGE_STEP), -abs(table.rows - rows), -abs(spanning - spans),
             -_late_keys(table, lines))
 
@@ -408,6 +411,25 @@ def _widened(rule: Rule) -> BBox:
 def table_coverage(tables: list[Table], lines: list[Line]) -> float:
     """The share of the lines' characters (spaces aside) that the tables' cells hold."""
     return cells_coverage([cell for table in tables for cell in table.cells], lines)
+
+
+def _gutters(lines: list[Line]) -> list[tuple[float, float]]:
+    """The blank bands between the lines' pieces that run from the top of the lines to their foot, GUTTER line
+    heights wide or wider: where one column ends and the next begins."""
+    if not lines:
+        return []
+    spans = merged_spans([(line.bbox[0], line.bbox[2]) for line in lines], 0.0)
+    least = GUTTER * median(line.height for line in lines)
+    return [(end, start) for (_, end), (start, _) in pairwise(spans) if start - end >= least]
+
+
+def _across_gutter(cell: TableCell, lines: list[Line], gutters: list[tuple[float, float]]) -> bool:
+    """Whether the cell holds lines either side of a gutter: the text of two columns."""
+    if cell.bbox is None or not gutters:
+        return False
+    inside = [line.bbox for line in lines if _center_inside(line.bbox, cell.bbox)]
+    return any(any(box[2] <= left for box in inside) and any(box[0] >= right for box in inside)
+               for left, right in gutters)
 
 
 def cells_coverage(cells: list[TableCell], lines: list[Line]) -> float:
@@ -636,9 +658,11 @@ def _aligned_cells(region: BBox, lines: list[Line], rules: list[Rule]) -> Table 
     found: dict[tuple[int, int], list[Line]] = {}
     spans: dict[tuple[int, int], tuple[int, int]] = {}
     partial = [r for r in inner if r not in full_inner]
-    for line, row, row_span in placed:
-        cols = _columns_of(line, columns, _own_rules(line, row, placed, partial) if row < header_rows else [])
-        for piece, piece_cols in _parted(line, cols, columns):
+    covered = [_columns_of(line, columns, _own_rules(line, row, placed, partial) if row < header_rows else [])
+               for line, row, _ in placed]
+    leaves = _leaf_headings([cols for (_, row, _), cols in zip(placed, covered) if row == header_rows - 1])
+    for (line, row, row_span), cols in zip(placed, covered):
+        for piece, piece_cols in _parted(line, cols, columns, leaves and row == header_rows - 1):
             key = (row, piece_cols[0])
             found.setdefault(key, []).append(piece)
             spans[key] = (max(row_span, spans.get(key, (1, 1))[0]), max(len(piece_cols), spans.get(key, (1, 1))[1]))
@@ -686,10 +710,12 @@ def _own_rules(line: Line, row: int, placed: list[tuple[Line, int, int]], partia
 
 
 def _first_figure_row(rows: list[Row]) -> int | None:
-    """The first row holding a figure (a year aside) beside its first piece: the rows above it are a statistical
-    table's header, wrapped over lines."""
-    return next((index for index, row in enumerate(rows)
-                 if any(body_figure(line.text) for line in beside_first(row))), None)
+    """The first row holding a figure (a year aside) beside its first piece, among pieces half of them figures or
+    missing-value marks at least: the rows above it are a statistical table's header, wrapped over lines (a
+    heading's line among words may hold a figure: "Rate per / 1,000 / inhabitants")."""
+    return next((index for index, row in enumerate(rows) if any(body_figure(line.text) for line in beside_first(row))
+                 and len(beside_first(row)) <= 2 * sum(figure_or_mark(line.text) for line in beside_first(row))),
+                None)
 
 
 def _row_assignments(lines: list[Line]) -> tuple[list[Row], list[tuple[Line, int, int]]]:
@@ -748,15 +774,17 @@ def _span(line: Line) -> tuple[float, float]:
     return min(line.bbox[0], middle - MIN_PIECE / 2), max(line.bbox[2], middle + MIN_PIECE / 2)
 
 
-def _parted(line: Line, cols: list[int], columns: list[tuple[float, float]]) -> list[tuple[Line, list[int]]]:
+def _parted(line: Line, cols: list[int], columns: list[tuple[float, float]], leaf: bool = False
+            ) -> list[tuple[Line, list[int]]]:
     """A piece across two or more columns that holds a cell of each, one piece a column: its words, by where they
     stand, in runs over them, each run beside the first a figure (a row's label and its first figure, or two
-    figures, a narrow gutter apart: the text layer or OCR ran them into one line: `_word_runs`); or, where its words
-    do not show that, as many figures as columns (two cells whose ink did not show them apart: figure_runs), each
-    boxed where its column crosses the line. Any other piece whole, over its columns."""
+    figures, a narrow gutter apart: the text layer or OCR ran them into one line: `_word_runs`), or, in a row of
+    headings of a column each (`leaf`), a run over each column (`_headings_run_together`); or, where its words do not
+    show that, as many figures as columns (two cells whose ink did not show them apart: figure_runs), each boxed
+    where its column crosses the line. Any other piece whole, over its columns."""
     if len(cols) < 2:
         return [(line, cols)]
-    runs = _word_runs(line, cols, columns)
+    runs = _word_runs(line, cols, columns) or (_headings_run_together(line, cols, columns) if leaf else None)
     if runs is not None:
         return runs
     words = figure_words(line.text)
@@ -788,6 +816,34 @@ def _word_runs(line: Line, cols: list[int], columns: list[tuple[float, float]]) 
         else:
             runs.append((inside[0], [word]))
     if len(runs) < 2 or not all(figure_or_mark(" ".join(word.text for word in words)) for _, words in runs[1:]):
+        return None
+    return [(piece_of(line, words), [col]) for col, words in runs]
+
+
+def _leaf_headings(covered: list[list[int]]) -> bool:
+    """Whether the header's last row is one of headings over a column each: all its pieces but one are, two at
+    least (the one may be two headings run together)."""
+    single = sum(1 for cols in covered if len(cols) == 1)
+    return single >= 2 and single >= len(covered) - 1
+
+
+def _headings_run_together(line: Line, cols: list[int], columns: list[tuple[float, float]]
+                           ) -> list[tuple[Line, list[int]]] | None:
+    """The headings of neighbouring columns the detector or the text layer ran into one line ("Employed
+    Unemployed"), one piece a column: its words each over one column alone, a run over every column it covers;
+    None otherwise."""
+    if not line.words or " ".join(word.text for word in line.words) != line.text:
+        return None
+    runs: list[tuple[int, list[Word]]] = []
+    for word in line.words:
+        inside = [col for col in cols if min(word.bbox[2], columns[col][1]) - max(word.bbox[0], columns[col][0]) > 0]
+        if len(inside) != 1:
+            return None
+        if runs and runs[-1][0] == inside[0]:
+            runs[-1][1].append(word)
+        else:
+            runs.append((inside[0], [word]))
+    if [col for col, _ in runs] != cols:
         return None
     return [(piece_of(line, words), [col]) for col, words in runs]
 

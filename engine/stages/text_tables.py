@@ -32,6 +32,7 @@ MAX_MATH_SHARE = 0.2  # of a run's pieces holding MATH: more, and the run is a f
 HEADING_GAP = 0.5  # of a line's height: the blank between two lines of one heading, at most
 ALIGNED = 0.3  # line heights: two lines whose edges or centres are this close are set in line
 SAME_SIZE = 0.2  # of a line's height: lines of one heading differ in height by less
+STUB_ROWS = 4  # rows of a run from its first that show where its stub's column lies
 GUTTER = 1.5  # line heights of empty band between two columns of a page's text, at least
 
 
@@ -74,26 +75,29 @@ def _column_regions(lines: list[Line], height: float) -> list[BBox]:
             run = []
         elif _split(row, height) or (run and len(row.lines) == 1 and (
                 _within(row, run) or _stub_heading(row, run) or _wrapped_under(row.lines[0], run, height))):
-            run = run + [row] if run else _heads_above(rows[:index], row, height) + [row]
+            run = run + [row] if run else _heads_above(rows[:index], rows[index:], height) + [row]
         else:
             regions += _table_box(run, height)
             run = []
     return regions + _table_box(run, height)
 
 
-def _heads_above(above: list[Row], first: Row, height: float) -> list[Row]:
-    """The rows right above a run's first row that begin its column headings set to the bottom (a heading wrapped
-    over more lines than its neighbours starts higher): each a short piece a line above a piece of that row beside
-    its first, set in line with it (left, right or centre) in the same size (a units note over the table's corner
-    is neither)."""
+def _heads_above(above: list[Row], below: list[Row], height: float) -> list[Row]:
+    """The rows right above a run's first row (`below`: its rows) that begin its column headings set to the bottom
+    (a heading wrapped over more lines than its neighbours starts higher): each a short piece a line above a piece
+    of that row outside the stub's column (the left edge of the rows of two pieces or more under it), set in line
+    with it (left, right or centre) in the same size (a units note over the table's corner is neither)."""
+    first = below[0]
+    edge = min(line.bbox[0] for row in below[:STUB_ROWS] if len(row.lines) >= 2 for line in row.lines)
+    headings = [line for line in first.lines if line.bbox[0] > edge + height]
     heads: list[Row] = []
     for row in reversed(above):
-        below = heads[0] if heads else first
+        under = heads[0] if heads else first
         piece = row.lines[0]
         if len(row.lines) != 1 or CAPTION.match(piece.text) or len(piece.text.split()) > MAX_WORDS or (
-                below.top - row.bottom > HEADING_GAP * piece.height) or not any(
+                under.top - row.bottom > HEADING_GAP * piece.height) or not any(
                 in_line(piece.bbox, line.bbox, ALIGNED * height)
-                and abs(piece.height - line.height) <= SAME_SIZE * line.height for line in beside_first(first)):
+                and abs(piece.height - line.height) <= SAME_SIZE * line.height for line in headings):
             break
         heads.insert(0, row)
     return heads

@@ -545,6 +545,25 @@ def test_of_two_rival_tables_one_whose_cells_hold_two_figures_side_by_side_holds
     assert [table.cols for _, table in chosen] == [4]
 
 
+def test_of_two_rival_tables_one_whose_cells_hold_text_either_side_of_a_gutter_merged_two_columns():
+    """A dataset's name and its description, columns left-aligned a gutter apart: a finder took them for one column
+    ("COCO Everyday scenes ..."), holding as much of the text as folio's table of three columns. Text either side
+    of a blank band that runs from the table's top to its foot is not held where it belongs: folio's table wins."""
+    rows = [("Dataset", "Description", "Examples"), ("COCO", "Everyday scenes with objects", "328,000"),
+            ("MNLI", "Sentence pairs from ten genres", "432,702"), ("PubMed", "Abstracts of articles", "19,717")]
+    lines = [text(value, x, 100 + 12 * r, x + 4.5 * len(value)) if c < 2 else text(value, 340 - 4.5 * len(value),
+                                                                                     100 + 12 * r, 340)
+             for r, row in enumerate(rows) for c, (value, x) in enumerate(zip(row, (100, 142, 0)))]
+    region = (98, 98, 342, 148)
+    own = build_table(region, lines, [])
+    assert own.cols == 3
+    merged = make_table(4, 2, [TableCell(r, c, value, bbox=box) for r, row in enumerate(rows) for c, (value, box) in
+                               enumerate([(f"{row[0]} {row[1]}", (98, 98 + 12 * r, 300, 110 + 12 * r)),
+                                          (row[2], (300, 98 + 12 * r, 342, 110 + 12 * r))])])
+    assert [table.cols for _, table in choose_tables([(region, own)], [(region, merged)], lines, [])] == [3]
+    assert [table.cols for _, table in choose_tables([(region, merged)], [(region, own)], lines, [])] == [3]
+
+
 def test_a_section_label_under_the_rule_that_underlines_the_column_headings_is_the_bodys():
     """The column headings are underlined, the stub's column not (office software borders the heading cells only);
     the first row under that rule holds a section label alone, then the rows of figures. The header is the rows
@@ -623,6 +642,39 @@ def test_without_rules_a_section_label_under_the_column_headings_is_the_bodys_fi
     table = build_table((100, 98, 385, 160), lines, [])
     assert [(c.row, c.text) for c in table.cells if c.header and c.text] == [(0, "2019"), (0, "2020")]
     assert [c.text for c in table.cells if c.row == 1] == ["Persons aged 15+", "", "", ""]
+
+
+def worded(words: list[tuple[str, float, float]], y0: float) -> Line:
+    """A line of words at their (x0, x1), as OCR boxes them by their ink."""
+    return Line(text=" ".join(word for word, _, _ in words), bbox=(words[0][1], y0, words[-1][2], y0 + 8), size=8,
+                words=[Word(word, (x0, y0, x1, y0 + 8)) for word, x0, x1 in words], confidence=0.95)
+
+
+def test_headings_of_two_columns_run_into_one_line_are_a_heading_each():
+    """OCR ran two neighbouring column headings into one line ("Employed Unemployed", set wider than the figures
+    under them): in a row of headings over a column each, its words part over the columns they stand over. A
+    heading over both columns in the row above stays one cell over both."""
+    lines = [line for line in statistics_rows(110, ["North", "South", "East"]) if line.bbox[1] > 110
+             or line.text in ("Region", "2019")]
+    lines += [worded([("Employed", 270.0, 320.0), ("Unemployed", 326.0, 380.0)], 110),
+              worded([("Labour", 300.0, 330.0), ("force", 336.0, 372.0)], 98)]
+    table = build_table((100, 96, 385, 160), lines, [])
+    assert [(c.row, c.col, c.text, c.col_span) for c in table.cells if c.header and c.text] == [
+        (0, 2, "Labour force", 2), (1, 0, "Region", 1), (1, 1, "2019", 1), (1, 2, "Employed", 1),
+        (1, 3, "Unemployed", 1)]
+
+
+def test_without_rules_a_heading_wrapped_over_a_line_holding_a_figure_stays_in_the_header():
+    """Headings set at the header's foot, one of them wrapped over three lines ("Rate per / 1,000 / inhab."): the
+    row holding "1,000" is no row of figures (one figure among words), so the header reaches down to the body."""
+    lines = [text("Rate per", 272, 88, 320), text("Region", 110, 100, 146), text("Persons", 218, 100, 260),
+             text("1,000", 290, 100, 320), text("Change", 344, 100, 380), text("employed", 212, 112, 260),
+             text("inhab.", 284, 112, 320), text("(%)", 362, 112, 380)]
+    lines += [line for line in statistics_rows(112, ["North", "South", "East"]) if line.bbox[1] > 112]
+    table = build_table((100, 86, 385, 160), lines, [])
+    header = " ".join(c.text for c in sorted(table.cells, key=lambda c: (c.row, c.col)) if c.header and c.text)
+    assert sorted(header.split()) == sorted("Rate per Persons 1,000 Change Region employed inhab. (%)".split())
+    assert [c.text for c in table.cells if not c.header][:4] == ["North", "3,120", "40.5", "+0.2"]
 
 
 def test_a_rule_under_a_note_the_layout_region_took_in_does_not_stretch_the_table_over_the_note():

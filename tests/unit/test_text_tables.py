@@ -7,15 +7,13 @@ import cv2
 import pymupdf
 import pytest
 
-from engine.config import EngineConfig
-from engine.pipeline import build_pipeline
 from engine.render import render_page
 from engine.stages.table_shape import reshaped
 from engine.stages.tables import aligned_tables
 from engine.stages.text_tables import aligned_regions
 from engine.types import Line
-from pages.pdf import page_input
 from tests import pdfs
+from tests.parsed import cell_rows, only_table, parsed_page
 from tests.tex import DESCRIBED, described_table_pdf
 
 HEADER = [["Sector", "Number of", "Average", "Persons"], ["", "enterprises", "monthly", "employed"],
@@ -124,6 +122,19 @@ def test_a_header_set_at_its_foot_starts_at_its_longest_headings_first_line():
     assert aligned_regions([apart, *lines]) == [region]
 
 
+def test_a_header_set_at_its_foot_whose_longest_heading_heads_the_first_column_after_the_stub():
+    """The longest heading heads the first column of figures: under its first line the row begins with that
+    heading's second line, the stub's heading lower still. The table starts with its first line all the same."""
+    lines = ocr_lines([["", "Hours", "", ""], ["", "worked", "Number of", "Average"],
+                       ["Sector", "per week", "enterprises", "earnings"]] + BODY)
+    [region] = aligned_regions(lines)
+    assert region[1] == 100
+    [found] = aligned_tables(lines, [], [])
+    [(_, table)] = reshaped(*found)
+    assert [c.text for c in table.cells if c.row == 0] == ["Sector", "Hours worked per week", "Number of enterprises",
+                                                           "Average earnings"]
+
+
 def test_a_numbered_questions_hanging_lines_over_a_table_are_not_its_descriptions():
     """A questionnaire's question: its number, its text beside it wrapped under itself (two pieces, not a
     description table's three), then the table of answers. The table starts at its own rows."""
@@ -179,9 +190,7 @@ def test_tables_on_a_scan_turned_by_a_degree_and_a_half_keep_their_rows_and_colu
     ok, png = cv2.imencode(".png", turned)
     scan.new_page(width=width, height=height).insert_image(pymupdf.Rect(0, 0, width, height), stream=png.tobytes())
     scan.save(tmp_path / "scan.pdf")
-    with pymupdf.open(tmp_path / "scan.pdf") as opened:
-        inputs = [page_input(opened[0], "p", tmp_path / "scan.pdf")]
-    [result] = build_pipeline(EngineConfig(device="cpu", formula_model="none"))(inputs)
+    result = parsed_page(tmp_path / "scan.pdf")
     tables = sorted((b for b in result.blocks if b.type == "table"), key=lambda b: b.bbox[1])
     assert [(t.table.rows, t.table.cols) for t in tables] == [(5, 5), (4, 5)]
     assert [c.text for c in tables[1].table.cells if c.row == 3] == ["Large", "214", "142,655", "41,372", "18,006"]
@@ -307,12 +316,8 @@ def test_a_scanned_table_of_wrapped_labels_and_close_figure_columns_is_read_cell
     widest figures of neighbouring columns stand 9 pt apart (the detector joins them into one line), a paragraph
     above and a note below. One table of a header and five rows, every figure in its own cell, and the paragraph
     and the note stay text."""
-    path = scanned(pdfs.wrapped_statistics_pdf(tmp_path), tmp_path)
-    with pymupdf.open(path) as opened:
-        inputs = [page_input(opened[0], "p", path)]
-    [result] = build_pipeline(EngineConfig(device="cpu", formula_model="none"))(inputs)
-    [table] = [block.table for block in result.blocks if block.type == "table"]
-    rows = [[c.text for c in table.cells if c.row == r] for r in range(table.rows)]
+    result = parsed_page(scanned(pdfs.wrapped_statistics_pdf(tmp_path), tmp_path))
+    rows = cell_rows(only_table(result))
     assert rows[0] == ["Sector", "2019", "2020", "2021", "2022"]
     expected = [[" ".join(label), *figures] for label, figures in pdfs.WRAPPED_STATISTICS]
     assert [row[1:] for row in rows[1:]] == [row[1:] for row in expected]
@@ -369,12 +374,8 @@ def test_a_description_table_without_rules_keeps_each_description_in_its_row_and
     saw no table), or set across a page (the finder took the caption into the description's heading). One table,
     each description whole in its row, the prose and the caption outside it."""
     path = described_table_pdf(tmp_path, width, two_columns)
-    path = scanned(path, tmp_path) if scan else path
-    with pymupdf.open(path) as opened:
-        inputs = [page_input(opened[0], "p", path)]
-    [result] = build_pipeline(EngineConfig(device="cpu", formula_model="none"))(inputs)
-    [table] = [block.table for block in result.blocks if block.type == "table"]
-    rows = [[c.text for c in table.cells if c.row == r] for r in range(table.rows)]
+    result = parsed_page(scanned(path, tmp_path) if scan else path)
+    rows = cell_rows(only_table(result))
     assert rows == [["Service", "Description", "Count"], *[list(row) for row in DESCRIBED]]
     assert [(block.type, block.text) for block in result.blocks if block.type != "table"][1] == (
         "caption", "Table 1: Services of the borough")
