@@ -108,6 +108,7 @@ class PageInput:
     height: float
     text_lines: list[Line]  # the text layer, [] when the page has none
     image_boxes: list[BBox] = field(default_factory=list)  # where raster images are drawn
+    image_dpi: float | None = None  # pixels per inch of its largest raster image (a scan's); None without one
     drawing_boxes: list[BBox] = field(default_factory=list)  # boxes of drawn lines and rectangles
     layout_regions: list[Region] = field(default_factory=list)  # PyMuPDF's layout model (text layer only)
     found_tables: list[FoundTable] = field(default_factory=list)  # PyMuPDF's table finder (text layer only)

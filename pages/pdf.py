@@ -110,12 +110,22 @@ def page_input(page: pymupdf.Page, key: str, pdf_path: Path, graphics: PageGraph
         height=float(rect.height),
         text_lines=layer.lines,
         image_boxes=[as_box(pymupdf.Rect(info["bbox"]) * rotation) for info in graphics.images],
+        image_dpi=image_resolution(max(graphics.images, key=lambda info: abs(pymupdf.Rect(info["bbox"])),
+                                       default=None)),
         drawing_boxes=drawing_boxes(graphics.drawings, rotation),
         layout_regions=regions,
         found_tables=tables,
         side_lines=layer.side_lines,
         turn=layer.turn,
     )
+
+
+def image_resolution(info: dict[str, Any] | None) -> float | None:
+    """Pixels per inch of an image as the page draws it (`get_image_info`'s entry), along its longer side."""
+    if info is None:
+        return None
+    rect = pymupdf.Rect(info["bbox"])
+    return 72 * max(info["width"], info["height"]) / max(rect.width, rect.height, 1e-6)
 
 
 def drawing_boxes(drawings: list[dict[str, Any]],

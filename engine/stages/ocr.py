@@ -112,7 +112,8 @@ class OcrStage:
     def _small_text_sharper(self, pages: list[PageState], detections: list[list[Detection]]
                             ) -> list[list[Detection]]:
         """Each page whose lines to read are mostly small type (a table set in five-point type: a decimal point is a
-        pixel at 150 dpi) rendered again, its small lines' median TARGET_LINE pixels tall, and detected again."""
+        pixel at 150 dpi) rendered again, its small lines' median TARGET_LINE pixels tall but no sharper than its
+        largest image (a 150-dpi scan made larger shows nothing more, and its rules blur), and detected again."""
         again = []
         for index, (page, found) in enumerate(zip(pages, detections)):
             wanted = [detection for detection in found if _wanted(page, detection)]
@@ -120,7 +121,8 @@ class OcrStage:
                            if detection.line_height < SMALL_LINE and not is_side_text(detection))
             if len(small) < max(MIN_SMALL_LINES, SMALL_SHARE * len(wanted)):
                 continue
-            if self.renderer.sharpen(page, min(SHARPER, TARGET_LINE / small[len(small) // 2])):
+            sharpest = SHARPER if page.input.image_dpi is None else page.input.image_dpi / (72 * page.image_scale)
+            if self.renderer.sharpen(page, min(SHARPER, sharpest, TARGET_LINE / small[len(small) // 2])):
                 log.info("page %s: %d of %d lines under %d pixels; read at %.0f dpi", page.input.key, len(small),
                          len(wanted), SMALL_LINE, 72 * page.image_scale)
                 again.append(index)

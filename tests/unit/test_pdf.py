@@ -4,8 +4,17 @@ import pymupdf
 import pytest
 
 from engine.types import Line, Span
-from pages.pdf import BadDocument, inspect_document, named_bullets, open_pdf, page_fingerprint, text_layer_lines
+from pages.pdf import (
+    BadDocument,
+    inspect_document,
+    named_bullets,
+    open_pdf,
+    page_fingerprint,
+    page_input,
+    text_layer_lines,
+)
 from tests import pdfs
+from tests.vlm_pages import scanned_copy
 
 
 @pytest.fixture(scope="module")
@@ -96,3 +105,17 @@ def test_text_layer_words_have_their_characters_boxes(rotation: int):
     assert [word.text for word in line.words] == ["Harbour", "Board", "minutes", "1931"]
     for word, rect in zip(line.words, expected):
         assert word.bbox == pytest.approx(tuple(rect), abs=0.01)
+
+
+def test_a_page_input_knows_the_resolution_of_its_largest_image(tmp_path: Path, report: Path):
+    """A scan's resolution, not a stamp's pasted on it at twice as many pixels an inch; none on a page of
+    text alone."""
+    scan = scanned_copy(report, tmp_path / "scan.pdf", dpi=200)
+    with pymupdf.open(scan) as document:
+        stamp = pymupdf.Pixmap(pymupdf.csGRAY, pymupdf.IRect(0, 0, 60, 60), False)
+        stamp.clear_with(0)
+        document[0].insert_image(pymupdf.Rect(500, 20, 510, 30), pixmap=stamp)
+        document.save(tmp_path / "stamped.pdf")
+    with pymupdf.open(tmp_path / "stamped.pdf") as stamped, pymupdf.open(report) as text:
+        assert round(page_input(stamped[0], "s", tmp_path / "stamped.pdf").image_dpi) == 200
+        assert page_input(text[0], "t", report).image_dpi is None
