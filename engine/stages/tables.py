@@ -425,11 +425,13 @@ def _gutters(lines: list[Line]) -> list[tuple[float, float]]:
 
 def _across_gutter(cell: TableCell, lines: list[Line], gutters: list[tuple[float, float]]) -> bool:
     """Whether the cell holds lines either side of a gutter: the text of two columns."""
-    if cell.bbox is None or not gutters:
+    crossed = [(left, right) for left, right in gutters
+               if cell.bbox is not None and cell.bbox[0] < left and right < cell.bbox[2]]
+    if not crossed:
         return False
     inside = [line.bbox for line in lines if _center_inside(line.bbox, cell.bbox)]
     return any(any(box[2] <= left for box in inside) and any(box[0] >= right for box in inside)
-               for left, right in gutters)
+               for left, right in crossed)
 
 
 def cells_coverage(cells: list[TableCell], lines: list[Line]) -> float:
