@@ -10,6 +10,7 @@ from itertools import pairwise
 from statistics import median
 
 import cv2
+import numpy as np
 
 from engine.figure_runs import (
     body_figure,
@@ -200,7 +201,7 @@ def table_candidates(page: PageState, frame: TableFrame) -> tuple[list[Candidate
     if page.use_text_layer:
         pictures = [r.bbox for r in regions if r.type == "figure"]
         own = _outside(own, pictures)
-        found = [(item.bbox, item.table) for item in page.input.found_tables]
+        found = [(item.bbox, _text_boxed(item.table, lines)) for item in page.input.found_tables]
         supported = [box for box, _ in found] + [r.bbox for r in regions if r.type == "table"]
         if len(lines) <= MAX_ALIGNED_LINES:
             own += aligned_tables(lines, rules, [r for r, _ in own], pictures, supported)
@@ -215,6 +216,25 @@ def table_candidates(page: PageState, frame: TableFrame) -> tuple[list[Candidate
         found += layout_tables(_unclaimed(captioned, own + found), lines, rules)
     figures = [box for box in pictures if _captioned(box, lines, FIGURE_CAPTION)]
     return _wrapped_rows_joined(_outside(own, figures)), _wrapped_rows_joined(_outside(found, figures))
+
+
+def _text_boxed(table: Table, lines: list[Line]) -> Table:
+    """The finder's table with each cell boxed by the words it holds, as folio's own cells are: the finder boxes a
+    cell by its slot in the grid (a group's label set between two rows, \\multirow's, lies in one slot, and its slot's
+    box says nothing of where between them it stands)."""
+    boxes = np.array([word.bbox for line in lines for word in line.words], dtype=float).reshape(-1, 4)
+    middles = (boxes[:, :2] + boxes[:, 2:]) / 2
+    cells = []
+    for cell in table.cells:
+        if cell.bbox is not None and cell.text:
+            x0, y0, x1, y1 = cell.bbox
+            inside = boxes[(middles[:, 0] >= x0) & (middles[:, 0] <= x1)
+                           & (middles[:, 1] >= y0) & (middles[:, 1] <= y1)]
+            if len(inside):
+                cell = replace(cell, bbox=(float(inside[:, 0].min()), float(inside[:, 1].min()),
+                                           float(inside[:, 2].max()), float(inside[:, 3].max())))
+        cells.append(cell)
+    return replace(table, cells=cells)
 
 
 def _wrapped_rows_joined(candidates: list[Candidate]) -> list[Candidate]:

@@ -5,11 +5,14 @@ from pathlib import Path
 import pymupdf
 
 from engine.rules import Rule
-from engine.stages.tables import TableStage, choose_tables, shown_rows
+from engine.stages.table_shape import reshaped
+from engine.stages.tables import TableFrame, TableStage, choose_tables, shown_rows, table_candidates
 from engine.stages.text_layer import TextLayerStage
 from engine.table_grid import make_table
 from engine.types import Line, PageState, TableCell
 from pages.pdf import page_input
+from tests.tex import PROSE as TEX_PROSE
+from tests.tex import compile_tex
 
 PROSE = ("The harbour board met four times in the year under review. Its accounts are summarised below, with the "
          "tonnage landed at each quay and the dues collected, as reported by the harbour master.")
@@ -174,3 +177,24 @@ def test_group_labels_centred_on_their_rows_in_a_borderless_table(tmp_path):
     assert table.rows == 6
     assert cells[1, 0] == ("Supervised", 3) and cells[4, 0] == ("Zero-shot", 2)
     assert [cells[r, 1][0] for r in range(1, 6)] == [method for method, _, _ in body]
+
+
+def test_the_finders_cells_are_boxed_by_their_text_so_raised_group_labels_span_their_groups(tmp_path):
+    """pdfLaTeX's booktabs table whose group labels are raised half a row, between the rows of their groups, as
+    \\multirow sets them. PyMuPDF's finder puts such a label in one row's slot and boxes it by the slot; boxed by its
+    words instead, its label is centred on its group and spans it, as in folio's own table."""
+    raised = "\\raisebox{1.5ex}[0pt][0pt]{Ensembles}"
+    rows = [("", "Ours", "92.4"), ("", "k-NN", "0.653"), (raised, "ResNet-50", "62.0"), ("", "BERT-base", "0.880"),
+            ("", "Ours (no pretraining)", "45.1"), ("Baselines", "MLP", "63.0"), ("", "Transformer", "74.8")]
+    body = "\n".join(" & ".join(row) + " \\\\" + (" \\midrule" if index == 3 else "")
+                     for index, row in enumerate(rows))
+    tabular = (f"\\begin{{tabular}}{{llr}}\\toprule\nCategory & Method & mAP \\\\ \\midrule\n{body}\n\\bottomrule"
+               "\\end{tabular}")
+    path = compile_tex(tmp_path, "groups", f"{TEX_PROSE}\n\n{tabular}\n\n{TEX_PROSE}", "\\usepackage{booktabs}")
+    with pymupdf.open(path) as document:
+        [page] = TextLayerStage()([PageState(input=page_input(document[0], "page", path))])
+    _, found = table_candidates(page, TableFrame.of(page))
+    [(region, table)] = found
+    [(_, shaped)] = reshaped(region, table)
+    assert [(c.row, c.text, c.row_span) for c in shaped.cells if c.col == 0 and c.text] == [
+        (0, "Category", 1), (1, "Ensembles", 4), (5, "Baselines", 3)]
