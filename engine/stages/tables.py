@@ -219,14 +219,16 @@ def table_candidates(page: PageState, frame: TableFrame) -> tuple[list[Candidate
 
 
 def _text_boxed(table: Table, lines: list[Line]) -> Table:
-    """The finder's table with each cell boxed by the words it holds, as folio's own cells are: the finder boxes a
-    cell by its slot in the grid (a group's label set between two rows, \\multirow's, lies in one slot, and its slot's
-    box says nothing of where between them it stands)."""
+    """The finder's table with each body cell of one slot boxed by the words it holds, as folio's own cells are: the
+    finder boxes a cell by its slot in the grid (a group's label set between two rows, \\multirow's, lies in one slot,
+    and its slot's box says nothing of where between them it stands). Header cells and cells the finder found
+    spanning keep their slots (the header's shape is read from them: a group heading set flush right over the
+    columns it heads)."""
     boxes = np.array([word.bbox for line in lines for word in line.words], dtype=float).reshape(-1, 4)
     middles = (boxes[:, :2] + boxes[:, 2:]) / 2
     cells = []
     for cell in table.cells:
-        if cell.bbox is not None and cell.text:
+        if cell.bbox is not None and cell.text and not cell.header and cell.row_span == cell.col_span == 1:
             x0, y0, x1, y1 = cell.bbox
             inside = boxes[(middles[:, 0] >= x0) & (middles[:, 0] <= x1)
                            & (middles[:, 1] >= y0) & (middles[:, 1] <= y1)]
