@@ -11,7 +11,7 @@ from engine.render import render_page
 from engine.stages.table_shape import reshaped
 from engine.stages.tables import aligned_tables
 from engine.stages.text_tables import aligned_regions
-from engine.types import Line
+from engine.types import BBox, Line
 from tests import pdfs
 from tests.parsed import cell_rows, only_table, parsed_page
 from tests.tex import DESCRIBED, described_table_pdf
@@ -101,19 +101,25 @@ def test_in_a_picture_region_a_table_captioned_as_one_counts_though_it_holds_wor
     assert region[1] == 100 and (table.rows, table.cols) == (10, 3)
 
 
+def header_set_at_its_foot(headings: list[list[str]]) -> tuple[list[Line], BBox, list[str]]:
+    """The lines of a table whose header is `headings` over BODY, its aligned region (starting at the top line) and
+    the texts of its first row once reshaped."""
+    lines = ocr_lines(headings + BODY)
+    [region] = aligned_regions(lines)
+    assert region[1] == 100
+    [found] = aligned_tables(lines, [], [])
+    [(_, table)] = reshaped(*found)
+    return lines, region, [c.text for c in table.cells if c.row == 0]
+
+
 def test_a_header_set_at_its_foot_starts_at_its_longest_headings_first_line():
     """Headings set to the bottom of the header: the longest starts a line higher, alone in its row above the
     first row of pieces. The table starts with it, and it is one heading with its lines below; a units note set
     over the table's corner, in line with no heading, smaller than the headings or farther above them than a
     heading's lines stand apart, stays out."""
-    lines = ocr_lines([["", "", "", "Hours"], ["", "Number of", "Average", "worked"],
-                       ["Sector", "enterprises", "earnings", "per week"]] + BODY)
-    [region] = aligned_regions(lines)
-    assert region[1] == 100
-    [found] = aligned_tables(lines, [], [])
-    [(_, table)] = reshaped(*found)
-    assert [c.text for c in table.cells if c.row == 0] == ["Sector", "Number of enterprises", "Average earnings",
-                                                           "Hours worked per week"]
+    lines, region, first = header_set_at_its_foot([["", "", "", "Hours"], ["", "Number of", "Average", "worked"],
+                                                   ["Sector", "enterprises", "earnings", "per week"]])
+    assert first == ["Sector", "Number of enterprises", "Average earnings", "Hours worked per week"]
     units = Line(text="(Number of persons)", bbox=(330, 88, 440, 97), size=9)  # over the corner, in line with none
     assert aligned_regions([units, *lines]) == [region]
     small = Line(text="(Number of persons)", bbox=(340, 91, 410, 97), size=6)  # in line with "Hours", smaller
@@ -125,14 +131,9 @@ def test_a_header_set_at_its_foot_starts_at_its_longest_headings_first_line():
 def test_a_header_set_at_its_foot_whose_longest_heading_heads_the_first_column_after_the_stub():
     """The longest heading heads the first column of figures: under its first line the row begins with that
     heading's second line, the stub's heading lower still. The table starts with its first line all the same."""
-    lines = ocr_lines([["", "Hours", "", ""], ["", "worked", "Number of", "Average"],
-                       ["Sector", "per week", "enterprises", "earnings"]] + BODY)
-    [region] = aligned_regions(lines)
-    assert region[1] == 100
-    [found] = aligned_tables(lines, [], [])
-    [(_, table)] = reshaped(*found)
-    assert [c.text for c in table.cells if c.row == 0] == ["Sector", "Hours worked per week", "Number of enterprises",
-                                                           "Average earnings"]
+    _, _, first = header_set_at_its_foot([["", "Hours", "", ""], ["", "worked", "Number of", "Average"],
+                                          ["Sector", "per week", "enterprises", "earnings"]])
+    assert first == ["Sector", "Hours worked per week", "Number of enterprises", "Average earnings"]
 
 
 def test_a_numbered_questions_hanging_lines_over_a_table_are_not_its_descriptions():
