@@ -6,7 +6,8 @@ from bisect import bisect
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from itertools import pairwise
+from itertools import groupby, pairwise
+from operator import itemgetter
 from statistics import median
 
 import cv2
@@ -35,7 +36,7 @@ from engine.stages.table_shape import join_wrapped_rows, reshaped
 from engine.stages.text_tables import MAX_WORDS, aligned_regions, beside_first
 from engine.stages.turned_heads import turned_heads
 from engine.table_grid import make_table
-from engine.types import BBox, Block, Line, PageState, Region, Table, TableCell, Word
+from engine.types import BBox, Block, FoundTable, Line, PageState, Region, Table, TableCell, Word
 from engine.words import piece_of
 
 EDGE = 3.0  # points of slack when comparing rule ends and table edges
@@ -201,7 +202,7 @@ def table_candidates(page: PageState, frame: TableFrame) -> tuple[list[Candidate
     if page.use_text_layer:
         pictures = [r.bbox for r in regions if r.type == "figure"]
         own = _outside(own, pictures)
-        found = [(item.bbox, _text_boxed(item.table, lines)) for item in page.input.found_tables]
+        found = _text_boxed(page.input.found_tables, lines)
         supported = [box for box, _ in found] + [r.bbox for r in regions if r.type == "table"]
         if len(lines) <= MAX_ALIGNED_LINES:
             own += aligned_tables(lines, rules, [r for r, _ in own], pictures, supported)
@@ -218,25 +219,26 @@ def table_candidates(page: PageState, frame: TableFrame) -> tuple[list[Candidate
     return _wrapped_rows_joined(_outside(own, figures)), _wrapped_rows_joined(_outside(found, figures))
 
 
-def _text_boxed(table: Table, lines: list[Line]) -> Table:
-    """The finder's table with each body cell of one slot boxed by the words it holds, as folio's own cells are: the
+def _text_boxed(tables: list[FoundTable], lines: list[Line]) -> list[Candidate]:
+    """The finder's tables with each body cell of one slot boxed by the words it holds, as folio's own cells are: the
     finder boxes a cell by its slot in the grid (a group's label set between two rows, \\multirow's, lies in one slot,
     and its slot's box says nothing of where between them it stands). Header cells and cells the finder found
     spanning keep their slots (the header's shape is read from them: a group heading set flush right over the
     columns it heads)."""
     boxes = np.array([word.bbox for line in lines for word in line.words], dtype=float).reshape(-1, 4)
     middles = (boxes[:, :2] + boxes[:, 2:]) / 2
-    cells = []
-    for cell in table.cells:
-        if cell.bbox is not None and cell.text and not cell.header and cell.row_span == cell.col_span == 1:
-            x0, y0, x1, y1 = cell.bbox
-            inside = boxes[(middles[:, 0] >= x0) & (middles[:, 0] <= x1)
-                           & (middles[:, 1] >= y0) & (middles[:, 1] <= y1)]
-            if len(inside):
-                cell = replace(cell, bbox=(float(inside[:, 0].min()), float(inside[:, 1].min()),
-                                           float(inside[:, 2].max()), float(inside[:, 3].max())))
-        cells.append(cell)
-    return replace(table, cells=cells)
+
+    def boxed(cell: TableCell) -> TableCell:
+        if cell.bbox is None or not cell.text or cell.header or cell.row_span != 1 or cell.col_span != 1:
+            return cell
+        x0, y0, x1, y1 = cell.bbox
+        inside = boxes[(middles[:, 0] >= x0) & (middles[:, 0] <= x1) & (middles[:, 1] >= y0) & (middles[:, 1] <= y1)]
+        if not len(inside):
+            return cell
+        return replace(cell, bbox=(float(inside[:, 0].min()), float(inside[:, 1].min()), float(inside[:, 2].max()),
+                                   float(inside[:, 3].max())))
+
+    return [(item.bbox, replace(item.table, cells=[boxed(cell) for cell in item.table.cells])) for item in tables]
 
 
 def _wrapped_rows_joined(candidates: list[Candidate]) -> list[Candidate]:
@@ -362,7 +364,7 @@ def choose_tables(own: list[Candidate], found: list[Candidate], lines: list[Line
             joint = union([region, *(r for r, _ in rivals)])
             where = [line for line in lines if _center_inside(line.bbox, joint) and not CAPTION.match(line.text)]
             near = [rule for rule in rules if overlaps(_widened(rule), joint)]
-            shown = shown_rows(where, near), _header_span_rules(joint, near)
+            shown = shown_rows(where, near), _header_span_rules(joint, near), _gutters(where)
             best = max(rivals, key=lambda rival: _rank(rival[1], where, shown))
             if _rank(best[1], where, shown) > _rank(table, where, shown):
                 continue
@@ -397,13 +399,13 @@ def _header_span_rules(region: BBox, rules: list[Rule]) -> int:
     return sum(1 for r in horizontal if r.position < min(full) and (r.x0 > region[0] + EDGE or r.x1 < region[2] - EDGE))
 
 
-def _rank(table: Table, lines: list[Line], shown: tuple[int, int]) -> tuple[int, int, int, int]:
+def _rank(table: Table, lines: list[Line], shown: tuple[int, int, list[tuple[float, float]]]
+          ) -> tuple[int, int, int, int]:
     """Higher is better: text held (in steps of COVERAGE_STEP; a cell holding two figures side by side, or text
     either side of a gutter, holds it in the wrong place: two columns merged), nearness to the rows shown, then to
     the header spans the rules show, then fewer rows whose key starts late."""
-    rows, spans = shown
+    rows, spans, gutters = shown
     spanning = sum(1 for cell in table.cells if cell.header and cell.col_span > 1)
-    gutters = _gutters(lines)
     held = [cell for cell in table.cells if not any(two_figures(a, b) for a, b in pairwise(cell.text.split()))
             and not _across_gutter(cell, lines, gutters)]
     return (round(cells_coverage(held, lines) / COVERAGE_STEP), -abs(table.rows - rows), -abs(spanning - spans),
@@ -737,9 +739,13 @@ def _first_figure_row(rows: list[Row]) -> int | None:
     """The first row holding a figure (a year aside) beside its first piece, among pieces half of them figures or
     missing-value marks at least: the rows above it are a statistical table's header, wrapped over lines (a
     heading's line among words may hold a figure: "Rate per / 1,000 / inhabitants")."""
-    return next((index for index, row in enumerate(rows) if any(body_figure(line.text) for line in beside_first(row))
-                 and len(beside_first(row)) <= 2 * sum(figure_or_mark(line.text) for line in beside_first(row))),
-                None)
+    return next((index for index, row in enumerate(rows) if _figures_row(beside_first(row))), None)
+
+
+def _figures_row(pieces: list[Line]) -> bool:
+    """Whether pieces beside a row's first hold a figure, half of them figures or marks at least."""
+    return any(body_figure(line.text) for line in pieces) and len(pieces) <= 2 * sum(
+        figure_or_mark(line.text) for line in pieces)
 
 
 def _row_assignments(lines: list[Line]) -> tuple[list[Row], list[tuple[Line, int, int]]]:
@@ -823,22 +829,20 @@ def _word_runs(line: Line, cols: list[int], columns: list[tuple[float, float]]) 
     """The line's words in runs by the one column each mostly lies in (a word in none, not a figure, with the words
     before it), when they follow the columns left to right and every run beside the first is a figure; None
     otherwise."""
-    if not line.words or " ".join(word.text for word in line.words) != line.text:
+    if not _words_whole(line):
         return None  # a piece cut from an OCR line keeps the line's words
-    runs: list[tuple[int, list[Word]]] = []
+    placed: list[tuple[int, Word]] = []
     for word in line.words:
         width = max(word.bbox[2] - word.bbox[0], 1e-6)
         inside = [col for col in cols
                   if min(word.bbox[2], columns[col][1]) - max(word.bbox[0], columns[col][0]) > 0.5 * width]
-        if not inside and runs and not figure_or_mark(word.text):
-            runs[-1][1].append(word)  # a label running on past its column's other labels
+        if not inside and placed and not figure_or_mark(word.text):
+            placed.append((placed[-1][0], word))  # a label running on past its column's other labels
             continue
-        if len(inside) != 1 or (runs and inside[0] < runs[-1][0]):
+        if len(inside) != 1 or (placed and inside[0] < placed[-1][0]):
             return None
-        if runs and runs[-1][0] == inside[0]:
-            runs[-1][1].append(word)
-        else:
-            runs.append((inside[0], [word]))
+        placed.append((inside[0], word))
+    runs = _column_runs(placed)
     if len(runs) < 2 or not all(figure_or_mark(" ".join(word.text for word in words)) for _, words in runs[1:]):
         return None
     return [(piece_of(line, words), [col]) for col, words in runs]
@@ -856,20 +860,28 @@ def _headings_run_together(line: Line, cols: list[int], columns: list[tuple[floa
     """The headings of neighbouring columns the detector or the text layer ran into one line ("Employed
     Unemployed"), one piece a column: its words each over one column alone, a run over every column it covers;
     None otherwise."""
-    if not line.words or " ".join(word.text for word in line.words) != line.text:
+    if not _words_whole(line):
         return None
-    runs: list[tuple[int, list[Word]]] = []
+    placed: list[tuple[int, Word]] = []
     for word in line.words:
         inside = [col for col in cols if min(word.bbox[2], columns[col][1]) - max(word.bbox[0], columns[col][0]) > 0]
         if len(inside) != 1:
             return None
-        if runs and runs[-1][0] == inside[0]:
-            runs[-1][1].append(word)
-        else:
-            runs.append((inside[0], [word]))
+        placed.append((inside[0], word))
+    runs = _column_runs(placed)
     if [col for col, _ in runs] != cols:
         return None
     return [(piece_of(line, words), [col]) for col, words in runs]
+
+
+def _words_whole(line: Line) -> bool:
+    """Whether the line's words are its whole text, each with its box."""
+    return bool(line.words) and " ".join(word.text for word in line.words) == line.text
+
+
+def _column_runs(placed: list[tuple[int, Word]]) -> list[tuple[int, list[Word]]]:
+    """Words placed in columns, left to right, in runs of neighbours over the same column."""
+    return [(col, [word for _, word in run]) for col, run in groupby(placed, key=itemgetter(0))]
 
 
 def _across(line: Line, row: Row) -> bool:
