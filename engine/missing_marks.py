@@ -51,12 +51,11 @@ def _marks_in(grey: np.ndarray, scale: float, lines: list[Line], window: BBox, h
     _, ink = cv2.threshold(grey[y0:y1, x0:x1], 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
     count, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     stats = stats[1:count]
-    small = stats[(stats[:, 2] <= MAX_DASH_WIDTH * height * scale) & (stats[:, 3] <= MAX_DOT * height * scale)]
     boxes = _boxes(stats, (x0, y0), scale)
+    small = boxes[(stats[:, 2] <= MAX_DASH_WIDTH * height * scale) & (stats[:, 3] <= MAX_DOT * height * scale)]
     flat = boxes[(stats[:, 3] <= MAX_DASH_HEIGHT * height * scale) & (stats[:, 2] >= 2 * stats[:, 3])]
     glyphs = boxes[np.all(stats[:, 2:4] <= MAX_GLYPH * height * scale, axis=1)]
-    shaped = [(box, _dash(box, height), _dot(box, height))
-              for box in map(tuple, _boxes(small, (x0, y0), scale).tolist())]
+    shaped = [(box, _dash(box, height), _dot(box, height)) for box in map(tuple, small.tolist())]
     shaped = [item for item in shaped if item[2] or (item[1] and not _in_rule(item[0], flat, height))]
     taken = np.array([line.bbox for line in lines]) + CLEARANCE * height * np.array([-1, -1, 1, 1])
     free = [(box, dash) for box, dash, _ in shaped if not np.any(
